@@ -34,6 +34,7 @@ def _offline_irds_home() -> None:
 
 
 _offline_irds_home()
+os.environ.setdefault("MPLBACKEND", "Agg")
 
 
 def data_path(*parts: str) -> Path:
