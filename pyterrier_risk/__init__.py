@@ -47,6 +47,8 @@ _EXPORTS: dict[str, str] = {
     # learning
     "objective": "_objective",
     "RiskLambdaMART": "_lambdamart",
+    "read_letor": "_letor",
+    "LetorData": "_letor",
     # data and reporting
     "read_run": "_io",
     "read_qrels": "_io",

@@ -1,0 +1,163 @@
+from __future__ import annotations
+
+import gzip
+from pathlib import Path
+
+import numpy as np
+import pytest
+from conftest import data_path
+
+from pyterrier_risk._letor import LetorData, read_letor
+
+SAMPLE = """\
+# a whole-line comment
+2 qid:7 1:0.5 3:1.25 #docid = D1 inc = 1 prob = 0.1
+0 qid:7 2:-1 #docid = D2
+1.0 qid:3 1:1 2:2 3:3 #docid = D3
+
+"""
+
+
+def write(tmp_path: Path, text: str, name: str = "f.txt") -> Path:
+    p = tmp_path / name
+    p.write_text(text)
+    return p
+
+
+def naive_parse(path: Path) -> tuple[list[int], list[str], list[dict[int, float]], list[str | None]]:
+    """Independent line-by-line reference parser."""
+    opener = gzip.open if path.suffix == ".gz" else open
+    labels, qids, feats, docs = [], [], [], []
+    with opener(path, "rt") as fh:
+        for line in fh:
+            body, _, comment = line.partition("#")
+            toks = body.split()
+            if not toks:
+                continue
+            labels.append(int(float(toks[0])))
+            rest = toks[1:]
+            if rest and rest[0].startswith("qid:"):
+                qids.append(rest[0][4:])
+                rest = rest[1:]
+            feats.append({int(t.split(":")[0]): float(t.split(":")[1]) for t in rest})
+            c = comment.split()
+            docs.append(c[2] if len(c) > 2 and c[0] == "docid" else None)
+    return labels, qids, feats, docs
+
+
+def test_small_file(tmp_path):
+    d = read_letor(write(tmp_path, SAMPLE))
+    assert isinstance(d, LetorData)
+    np.testing.assert_array_equal(d.X, [[0.5, 0, 1.25], [0, -1, 0], [1, 2, 3]])
+    assert d.X.dtype == np.float64
+    np.testing.assert_array_equal(d.y, [2, 0, 1])
+    assert d.y.dtype.kind == "i"
+    assert list(d.qid) == ["7", "7", "3"]
+    assert list(d.docno) == ["D1", "D2", "D3"]
+    np.testing.assert_array_equal(d.group, [2, 1])
+    assert d.n_queries == 2 and d.n_features == 3 and len(d) == 3
+    with pytest.raises(ValueError):
+        d.X[0, 0] = 1.0  # read-only
+    with pytest.raises(AttributeError):
+        d.y = None  # frozen
+
+
+def test_gzip_and_n_features(tmp_path):
+    p = tmp_path / "f.txt.gz"
+    with gzip.open(p, "wt") as fh:
+        fh.write(SAMPLE)
+    d = read_letor(p, n_features=5)
+    assert d.X.shape == (3, 5)
+    assert d.X[2, 4] == 0.0
+    with pytest.raises(ValueError, match="n_features=2"):
+        read_letor(p, n_features=2)
+
+
+def test_to_frame(tmp_path):
+    df = read_letor(write(tmp_path, SAMPLE)).to_frame()
+    assert list(df.columns) == ["qid", "docno", "features", "label"]
+    assert list(df.qid) == ["7", "7", "3"] and list(df.docno) == ["D1", "D2", "D3"]
+    assert isinstance(df.features.iloc[0], np.ndarray)
+    np.testing.assert_array_equal(df.features.iloc[2], [1, 2, 3])
+    assert list(df.label) == [2, 0, 1]
+
+
+def test_query_file_grouping(tmp_path):
+    p = write(tmp_path, "1 1:1\n0 2:1\n3 1:2\n", "rank.train")
+    q = write(tmp_path, "2\n1\n", "groups.txt")
+    d = read_letor(p, query_file=q)
+    np.testing.assert_array_equal(d.group, [2, 1])
+    assert list(d.qid) == ["1", "1", "2"]
+    assert d.docno is None
+    assert list(d.to_frame().docno) == ["1_0", "1_1", "2_0"]
+    # <path>.query is picked up automatically, as LightGBM does
+    write(tmp_path, "1\n2\n", "rank.train.query")
+    np.testing.assert_array_equal(read_letor(p).group, [1, 2])
+
+
+@pytest.mark.parametrize(
+    "text, match",
+    [
+        ("x qid:1 1:1\n", r"f\.txt:1: label 'x' is not a number"),
+        ("1 qid:1 1:1\n1.5 qid:1 1:1\n", r"f\.txt:2: label '1\.5' is not an integer"),
+        ("1 qid:1 1:1\n1 qid:1 1:a\n", r"f\.txt:2: feature value 'a'"),
+        ("1 qid:1 0:1\n", r"f\.txt:1: feature index 0 < 1 or not an integer"),
+        ("1 qid:1 1:1 1:2\n", r"f\.txt:1: feature index 1 appears twice"),
+        ("1 qid:1 1:1\n1 qid:1 1\n", r"f\.txt:2: malformed feature token '1'"),
+        ("1 qid:1 1:1:1\n", r"f\.txt:1: malformed feature token"),
+        ("1 qid:1 1:1\n1 qid:2 1:1\n1 qid:1 1:1\n", r"f\.txt:3: rows of qid '1' are not contiguous"),
+        ("1 qid:1 1:1\n1 1:1\n", r"f\.txt:2: 'qid:' token present on some lines"),
+        ("1 qid:1 1:1 #docid = A\n1 qid:1 1:1\n", r"f\.txt:2: no '#docid"),
+        ("# nothing\n\n", r"no data lines"),
+        ("1 1:1\n", r"no 'qid:' token and no query_file"),
+    ],
+)
+def test_bad_input_names_file_and_line(tmp_path, text, match):
+    with pytest.raises(ValueError, match=match):
+        read_letor(write(tmp_path, text))
+
+
+def test_bad_query_file(tmp_path):
+    p = write(tmp_path, "1 1:1\n0 2:1\n")
+    with pytest.raises(ValueError, match="sum to 3 but"):
+        read_letor(p, query_file=write(tmp_path, "3\n", "q"))
+    with pytest.raises(ValueError, match=r"q2:1: query size 'x'"):
+        read_letor(p, query_file=write(tmp_path, "x\n", "q2"))
+    with pytest.raises(FileNotFoundError):
+        read_letor(p, query_file=tmp_path / "missing")
+    with pytest.raises(FileNotFoundError):
+        read_letor(tmp_path / "missing.txt")
+    q = write(tmp_path, "1\n1\n", "q3")
+    with pytest.raises(ValueError, match="disagree"):
+        read_letor(write(tmp_path, "1 qid:1 1:1\n0 qid:1 2:1\n", "g.txt"), query_file=q)
+
+
+@pytest.mark.realdata
+def test_mq2008_matches_naive_parser():
+    path = data_path("letor4-mq2008", "S1.txt.gz")
+    d = read_letor(path)
+    labels, qids, feats, docs = naive_parse(path)
+    assert d.X.shape == (2933, 46) and d.n_queries == 157  # README counts
+    np.testing.assert_array_equal(d.y, labels)
+    assert list(d.qid) == qids and list(d.docno) == docs
+    dense = np.zeros_like(d.X)
+    for i, row in enumerate(feats):
+        for j, v in row.items():
+            dense[i, j - 1] = v
+    np.testing.assert_array_equal(d.X, dense)
+    np.testing.assert_array_equal(np.bincount(d.y), [2316, 427, 190])
+
+
+@pytest.mark.realdata
+def test_lightgbm_example_matches_lightgbm():
+    lgb = pytest.importorskip("lightgbm")
+    path = data_path("lightgbm-lambdarank-example", "rank.train")
+    d = read_letor(path)  # rank.train.query found automatically
+    assert d.X.shape == (3005, 300) and d.n_queries == 201
+    ds = lgb.Dataset(str(path), params={"verbose": -1}).construct()
+    np.testing.assert_array_equal(d.y, ds.get_label())
+    np.testing.assert_array_equal(d.group, np.diff(ds.get_field("group")))
+    labels, _, feats, _ = naive_parse(path)
+    np.testing.assert_array_equal(d.y, labels)
+    assert all(d.X[i, j - 1] == v for i, row in enumerate(feats) for j, v in row.items())
+    assert np.count_nonzero(d.X) == sum(sum(v != 0 for v in row.values()) for row in feats)
