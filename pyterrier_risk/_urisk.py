@@ -1,0 +1,150 @@
+"""URisk and its risk/reward decomposition (Wang, Bennett and Collins-Thompson, SIGIR 2012).
+
+For a system with per-topic scores ``s_q`` and a baseline with ``b_q`` over ``c`` topics,
+``delta_q = s_q - b_q`` and
+
+* Risk   = (1/c) · Σ_q max(0, b_q − s_q)     (2012 eq. 1, a non-negative number)
+* Reward = (1/c) · Σ_q max(0, s_q − b_q)     (2012 eq. 2)
+* Gain   = Reward − Risk = mean(delta)       (2012 eq. 3)
+* URisk  = Reward − (1 + α) · Risk = (1/c) [Σ_{Q+} delta_q + (1 + α) Σ_{Q−} delta_q]   (2012 eq. 4)
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from typing import Any
+
+import numpy as np
+
+from ._validate import as_score_pair, check_alpha
+
+__all__ = ["RiskReward", "risk_reward", "urisk", "risk_weighted_differences"]
+
+
+def risk_weighted_differences(scores: np.ndarray, baseline: np.ndarray, alpha: float) -> np.ndarray:
+    """Per-topic risk-reward scores ``x_i`` (Dinçer et al. 2014, eq. 11) of two checked float arrays.
+
+    ``x_i = delta_i`` for a win or tie and ``(1 + alpha) · delta_i`` for a loss, with
+    ``delta_i = scores_i - baseline_i``. Their mean is URisk.
+    """
+    x = scores - baseline
+    if alpha:
+        np.multiply(x, 1.0 + alpha, out=x, where=x < 0)
+    return x
+
+
+def urisk(scores: Any, baseline: Any, alpha: float = 0.0) -> float:
+    r"""URisk, the risk-reward tradeoff of a system against a baseline (Wang et al. 2012, eq. 4).
+
+    .. math::
+
+        U_{Risk} = \frac{1}{c}\Big[\sum_{q \in Q_+} \delta_q + (1+\alpha)\sum_{q \in Q_-} \delta_q\Big],
+        \qquad \delta_q = s_q - b_q
+
+    where ``Q+`` (``Q-``) are the topics the system wins (loses) against the baseline. At
+    ``alpha = 0`` it is the mean per-topic difference; larger ``alpha`` penalises losses more.
+
+    Args:
+        scores: per-topic effectiveness of the system (1-D array-like or ``pandas.Series``
+            indexed by topic).
+        baseline: per-topic effectiveness of the baseline, same topics. Two Series are aligned
+            by index (differing topic sets raise a ``ValueError`` naming the missing topics);
+            otherwise the vectors are paired by position and must have equal lengths.
+        alpha: risk-sensitivity ``alpha >= 0``.
+
+    Returns:
+        URisk as a float (higher is better; negative means the losses outweigh the wins).
+
+    Raises:
+        ValueError: NaN, infinite or negative scores, mismatched lengths or topics, no topics,
+            or ``alpha < 0``.
+
+    Example:
+        >>> round(urisk([0.75, 0.25, 0.5], [0.5, 0.5, 0.5], alpha=1.0), 4)
+        -0.0833
+    """
+    alpha = check_alpha(alpha)
+    s, b, _ = as_score_pair(scores, baseline)
+    return float(np.mean(risk_weighted_differences(s, b, alpha)))
+
+
+@dataclass(frozen=True)
+class RiskReward:
+    """The 2012 paper's Table 1 decomposition of a system's change over a baseline.
+
+    Attributes:
+        urisk: URisk = reward − (1 + alpha) · risk (2012 eq. 4).
+        risk: mean per-topic loss, ``(1/c) Σ max(0, b − s)`` (2012 eq. 1); ``>= 0``.
+        reward: mean per-topic win, ``(1/c) Σ max(0, s − b)`` (2012 eq. 2); ``>= 0``.
+        gain: reward − risk, the mean difference (2012 eq. 3).
+        wins: number of topics with ``s > b``.
+        losses: number of topics with ``s < b``.
+        ties: number of topics with ``s == b`` (they count in ``c`` but in neither sum).
+        losses_gt20: number of topics whose score fell by more than 20% relative to the
+            baseline's score, i.e. ``s < 0.8 · b``. A topic where the baseline scores 0 can never
+            count (the score cannot fall below 0).
+        n_topics: the number of topics ``c``.
+        alpha: the risk-sensitivity used for ``urisk``.
+    """
+
+    urisk: float
+    risk: float
+    reward: float
+    gain: float
+    wins: int
+    losses: int
+    ties: int
+    losses_gt20: int
+    n_topics: int
+    alpha: float = 0.0
+
+    def as_dict(self) -> dict[str, float | int]:
+        """The fields as a plain ``dict`` (e.g. for a ``pandas.DataFrame`` row)."""
+        return asdict(self)
+
+
+def risk_reward(scores: Any, baseline: Any, alpha: float = 0.0) -> RiskReward:
+    """URisk with its Risk / Reward / Gain / Wins / Losses / Loss>20% decomposition (Wang et al. 2012).
+
+    The quantities reported in Table 1 of the 2012 paper: ``Risk`` and ``Reward`` are the
+    averages over *all* ``c`` topics of the losses and of the wins (eqs. 1–2, not divided by
+    the number of losing or winning topics), ``Gain = Reward − Risk`` (eq. 3) and
+    ``URisk = Reward − (1 + alpha) · Risk`` (eq. 4). ``Wins``/``Losses`` count the topics that
+    contribute to Reward/Risk; ties (equal scores) count in neither. ``Loss > 20%`` counts topics
+    whose relative change ``(s − b) / b`` is below −20%; with ``b = 0`` the relative change is
+    undefined and the topic is not counted (a score can not fall below 0).
+
+    Args:
+        scores: per-topic effectiveness of the system (array-like or Series by topic).
+        baseline: per-topic effectiveness of the baseline (aligned like in :func:`urisk`).
+        alpha: risk-sensitivity ``alpha >= 0``.
+
+    Returns:
+        A frozen :class:`RiskReward`.
+
+    Example:
+        >>> risk_reward([0.5, 0.2, 0.4], [0.3, 0.3, 0.4]).as_dict()["losses_gt20"]
+        1
+    """
+    alpha = check_alpha(alpha)
+    s, b, _ = as_score_pair(scores, baseline)
+    c = len(s)
+    delta = s - b
+    win = delta > 0
+    loss = delta < 0
+    reward = float(np.sum(delta, where=win) / c)
+    risk = float(-np.sum(delta, where=loss) / c)
+    wins = int(np.count_nonzero(win))
+    losses = int(np.count_nonzero(loss))
+    return RiskReward(
+        urisk=reward - (1.0 + alpha) * risk,
+        risk=risk,
+        reward=reward,
+        gain=reward - risk,
+        wins=wins,
+        losses=losses,
+        ties=c - wins - losses,
+        losses_gt20=int(np.count_nonzero(s < 0.8 * b)),
+        n_topics=c,
+        alpha=alpha,
+    )

@@ -1,0 +1,255 @@
+"""Shared input checks for the numeric core.
+
+Every public function of the numeric core funnels its inputs through these helpers so that bad
+input fails the same way everywhere: a ``ValueError`` (or ``TypeError`` for non-numeric data)
+whose message names the argument and the problem (NaN, infinity, negative score, length
+mismatch, missing topics, too few systems or topics, negative ``alpha``).
+
+Scores are effectiveness values (nDCG, ERR, AP, ...): finite and non-negative. The checks are
+written to cost at most one extra pass over a large matrix (a ``min`` reduction); the detailed
+diagnosis that names the offending cells only runs once something is known to be wrong.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Hashable, Sequence
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+__all__ = [
+    "as_score_pair",
+    "as_score_vector",
+    "as_matrix",
+    "as_matrix_with_row_sums",
+    "check_alpha",
+    "wrap_topics",
+]
+
+_MAX_LISTED = 5
+
+
+def _listing(labels: Sequence[Any]) -> str:
+    labels = list(labels)
+    shown = ", ".join(repr(x) for x in labels[:_MAX_LISTED])
+    if len(labels) > _MAX_LISTED:
+        shown += f", ... ({len(labels)} in total)"
+    return shown
+
+
+def check_alpha(alpha: float) -> float:
+    """Return ``alpha`` as a float, or raise if it is not a finite number ``>= 0``.
+
+    Args:
+        alpha: the risk-sensitivity parameter (``alpha >= 0``; 0 weighs losses and wins equally).
+
+    Raises:
+        TypeError: ``alpha`` is not a real number.
+        ValueError: ``alpha`` is negative, NaN or infinite.
+    """
+    if isinstance(alpha, bool) or not isinstance(alpha, (int, float, np.integer, np.floating)):
+        raise TypeError(f"alpha must be a real number >= 0, got {type(alpha).__name__} {alpha!r}")
+    value = float(alpha)
+    if not np.isfinite(value):
+        raise ValueError(f"alpha must be a finite number >= 0, got {alpha!r}")
+    if value < 0:
+        raise ValueError(f"alpha must be >= 0 (the risk-sensitivity parameter), got {alpha!r}")
+    return value
+
+
+def _to_float_array(values: Any, name: str) -> np.ndarray:
+    try:
+        array = np.asarray(values, dtype=np.float64)
+    except (TypeError, ValueError) as e:
+        raise TypeError(f"{name} must hold numeric scores: {e}") from None
+    return array
+
+
+def _check_values(array: np.ndarray, name: str, label_of: Callable[[int], Any] | None = None) -> None:
+    """Raise if ``array`` holds NaN, infinite or negative values (one cheap pass when all is well)."""
+    if array.size == 0:
+        return
+    lowest = array.min()
+    # min propagates NaN, so one reduction catches NaN, -inf and negatives; +inf needs the max
+    if lowest >= 0 and array.max() < np.inf:
+        return
+    flat = array.reshape(-1)
+
+    def where(mask: np.ndarray) -> str:
+        positions = np.flatnonzero(mask)
+        if label_of is not None:
+            return _listing([label_of(int(i)) for i in positions])
+        if array.ndim == 2:
+            return _listing([tuple(int(v) for v in np.unravel_index(i, array.shape)) for i in positions])
+        return _listing([int(i) for i in positions])
+
+    nan = np.isnan(flat)
+    if nan.any():
+        raise ValueError(f"{name} contains NaN scores at {where(nan)}")
+    inf = np.isinf(flat)
+    if inf.any():
+        raise ValueError(f"{name} contains infinite scores at {where(inf)}")
+    negative = flat < 0
+    raise ValueError(
+        f"{name} contains negative scores at {where(negative)}; effectiveness scores must be >= 0"
+    )
+
+
+def as_score_vector(values: Any, name: str = "scores") -> tuple[np.ndarray, pd.Index | None]:
+    """Check one per-topic score vector.
+
+    Args:
+        values: a 1-D array-like or a ``pandas.Series`` indexed by topic.
+        name: the argument name used in error messages.
+
+    Returns:
+        The scores as a float64 array and the topic index (``None`` unless a Series was given).
+    """
+    index = None
+    if isinstance(values, pd.DataFrame):
+        raise TypeError(f"{name} must be a 1-D vector of per-topic scores, got a DataFrame")
+    if isinstance(values, pd.Series):
+        index = values.index
+        if index.has_duplicates:
+            raise ValueError(f"{name} has duplicate topics: {_listing(index[index.duplicated()].unique())}")
+    array = _to_float_array(values, name)
+    if array.ndim != 1:
+        raise ValueError(f"{name} must be a 1-D vector of per-topic scores, got shape {array.shape}")
+    _check_values(array, name, label_of=None if index is None else index.__getitem__)
+    return array, index
+
+
+def as_score_pair(
+    scores: Any, baseline: Any, names: tuple[str, str] = ("scores", "baseline")
+) -> tuple[np.ndarray, np.ndarray, pd.Index | None]:
+    """Check and align a system's per-topic scores with its baseline's.
+
+    Two Series are aligned by topic (the order of ``scores`` is kept); if their topic sets differ
+    the error names the topics missing on each side. A Series and a plain array must have equal
+    lengths and are paired by position.
+
+    Args:
+        scores: per-topic scores of the system under evaluation.
+        baseline: per-topic scores of the baseline.
+        names: argument names for error messages.
+
+    Returns:
+        ``(scores, baseline, index)``: two float64 arrays of equal length and the topic index
+        (``None`` when neither input was a Series).
+    """
+    a, a_index = as_score_vector(scores, names[0])
+    b, b_index = as_score_vector(baseline, names[1])
+    if a_index is not None and b_index is not None:
+        if not a_index.equals(b_index):
+            missing_b = a_index.difference(b_index, sort=False)
+            missing_a = b_index.difference(a_index, sort=False)
+            if len(missing_a) or len(missing_b):
+                parts = []
+                if len(missing_b):
+                    parts.append(f"{len(missing_b)} topic(s) missing from {names[1]}: {_listing(missing_b)}")
+                if len(missing_a):
+                    parts.append(f"{len(missing_a)} topic(s) missing from {names[0]}: {_listing(missing_a)}")
+                raise ValueError(f"{names[0]} and {names[1]} cover different topics; " + "; ".join(parts))
+            b = b[b_index.get_indexer(a_index)]
+        index = a_index
+    else:
+        if len(a) != len(b):
+            raise ValueError(
+                f"{names[0]} and {names[1]} have different lengths ({len(a)} vs {len(b)} topics)"
+            )
+        index = a_index if a_index is not None else b_index
+    if len(a) == 0:
+        raise ValueError(f"{names[0]} and {names[1]} are empty: at least one topic is needed")
+    return a, b, index
+
+
+def as_matrix(
+    matrix: Any, name: str = "matrix", min_systems: int = 1, min_topics: int = 1
+) -> tuple[np.ndarray, pd.Index | None, pd.Index | None]:
+    """Check a systems × topics score matrix.
+
+    Args:
+        matrix: a 2-D array-like (rows = systems, columns = topics) or a ``DataFrame`` with the
+            systems as index and the topics as columns.
+        name: the argument name used in error messages.
+        min_systems: the smallest acceptable number of rows.
+        min_topics: the smallest acceptable number of columns.
+
+    Returns:
+        ``(values, systems, topics)``: a C-contiguous float64 array (no copy when the input
+        already is one) and the row and column labels (``None`` for plain arrays).
+    """
+    systems = topics = None
+    if isinstance(matrix, pd.DataFrame):
+        systems, topics = matrix.index, matrix.columns
+        try:
+            values = matrix.to_numpy(dtype=np.float64)
+        except (TypeError, ValueError) as e:
+            raise TypeError(f"{name} must hold numeric scores: {e}") from None
+    else:
+        values = _to_float_array(matrix, name)
+    if values.ndim != 2:
+        raise ValueError(f"{name} must be 2-D (systems × topics), got shape {values.shape}")
+    values = np.ascontiguousarray(values)
+    r, c = values.shape
+    if r < min_systems:
+        raise ValueError(f"{name} needs at least {min_systems} systems (rows), got {r}")
+    if c < min_topics:
+        raise ValueError(f"{name} needs at least {min_topics} topics (columns), got {c}")
+    _check_values(values, name, label_of=_cell_labeller(systems, topics))
+    return values, systems, topics
+
+
+def _cell_labeller(systems: pd.Index | None, topics: pd.Index | None) -> Callable[[int], Any] | None:
+    if systems is None or topics is None:
+        return None
+    c = len(topics)
+
+    def label_of(i: int) -> tuple[Any, Any]:
+        return systems[i // c], topics[i % c]
+
+    return label_of
+
+
+def as_matrix_with_row_sums(
+    matrix: Any, name: str = "matrix", min_systems: int = 1, min_topics: int = 1
+) -> tuple[np.ndarray, np.ndarray, pd.Index | None, pd.Index | None]:
+    """Like :func:`as_matrix`, but also return the row sums, reusing them for the checks.
+
+    On a large matrix this costs two passes (the row sums and a ``min``) instead of three: a
+    NaN or infinity anywhere makes some row sum non-finite, and the ``min`` finds negatives.
+
+    Returns:
+        ``(values, row_sums, systems, topics)``.
+    """
+    systems = topics = None
+    if isinstance(matrix, pd.DataFrame):
+        systems, topics = matrix.index, matrix.columns
+        try:
+            values = matrix.to_numpy(dtype=np.float64)
+        except (TypeError, ValueError) as e:
+            raise TypeError(f"{name} must hold numeric scores: {e}") from None
+    else:
+        values = _to_float_array(matrix, name)
+    if values.ndim != 2:
+        raise ValueError(f"{name} must be 2-D (systems × topics), got shape {values.shape}")
+    values = np.ascontiguousarray(values)
+    r, c = values.shape
+    if r < min_systems:
+        raise ValueError(f"{name} needs at least {min_systems} systems (rows), got {r}")
+    if c < min_topics:
+        raise ValueError(f"{name} needs at least {min_topics} topics (columns), got {c}")
+    row_sums = values.sum(axis=1)
+    if not (np.isfinite(row_sums).all() and values.min() >= 0):
+        _check_values(values, name, label_of=_cell_labeller(systems, topics))
+        # finite, non-negative values can still overflow a sum
+        raise ValueError(f"{name}: row sums overflow float64 (scores too large)")
+    return values, row_sums, systems, topics
+
+
+def wrap_topics(values: np.ndarray, index: pd.Index | None, name: Hashable = None) -> np.ndarray | pd.Series:
+    """Return ``values`` as a Series on ``index`` when there is one, else unchanged."""
+    if index is None:
+        return values
+    return pd.Series(values, index=index, name=name)

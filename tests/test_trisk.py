@@ -1,0 +1,134 @@
+"""TRisk, its standard errors and the per-topic T_R / T_J scores (Dinçer et al., SIGIR 2014)."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import stats
+
+from pyterrier_risk import TRiskResult, trisk, urisk
+from pyterrier_risk._trisk import jackknife_se
+
+RNG = np.random.default_rng(2014)
+A = RNG.beta(2, 5, size=50)
+B = RNG.beta(2, 5, size=50)
+
+
+@pytest.mark.parametrize("se", ["parametric", "jackknife"])
+def test_alpha0_equals_paired_t_test(se):
+    ref = stats.ttest_rel(A, B)
+    r = trisk(A, B, se=se)
+    assert isinstance(r, TRiskResult)
+    assert r.trisk == pytest.approx(ref.statistic, rel=1e-12)
+    assert r.p_value == pytest.approx(ref.pvalue, rel=1e-10)
+    assert r.df == 49 == ref.df
+    assert r.urisk == pytest.approx(np.mean(A - B), rel=1e-12)
+
+
+@pytest.mark.parametrize("alpha", [0, 1, 5, 10])
+def test_trisk_is_a_one_sample_t_test_of_the_risk_weighted_differences(alpha):
+    d = A - B
+    x = np.where(d < 0, (1 + alpha) * d, d)
+    ref = stats.ttest_1samp(x, 0.0)
+    r = trisk(A, B, alpha=alpha)
+    assert r.trisk == pytest.approx(ref.statistic, rel=1e-12)
+    assert r.p_value == pytest.approx(ref.pvalue, rel=1e-10)
+    assert r.urisk == pytest.approx(urisk(A, B, alpha), rel=1e-12)
+    np.testing.assert_allclose(r.x, x, rtol=1e-15)
+
+
+def _jackknife_brute_force(x: np.ndarray) -> tuple[float, np.ndarray]:
+    """Leave-one-out loop straight from 2014 eqs. 15-17 (Tukey's pseudo-values), for reference only."""
+    c = len(x)
+    theta = x.mean()
+    loo = np.array([np.delete(x, i).mean() for i in range(c)])
+    pseudo = c * theta - (c - 1) * loo
+    var_j = ((pseudo - pseudo.mean()) ** 2).sum() / (c * (c - 1))
+    return float(np.sqrt(var_j)), pseudo
+
+
+@pytest.mark.parametrize("alpha", [0, 1, 5, 10])
+def test_jackknife_matches_leave_one_out_loop_and_equals_parametric_se(alpha):
+    r = trisk(A, B, alpha=alpha, se="jackknife")
+    se_loop, pseudo = _jackknife_brute_force(np.asarray(r.x))
+    assert r.se == pytest.approx(se_loop, rel=1e-10)
+    # for a mean, var_J = sum (x_i - mean)^2 / (c (c - 1)) = s_x^2 / c: the two SEs are equal
+    assert r.se_jackknife == pytest.approx(r.se_parametric, rel=1e-10)
+    assert r.se_parametric == pytest.approx(np.std(r.x, ddof=1) / np.sqrt(len(A)), rel=1e-12)
+    # T_J from the pseudo-values; for the mean the pseudo-value of topic i is x_i, so T_J = T_R
+    np.testing.assert_allclose(r.t_j, pseudo / (np.sqrt(len(A)) * se_loop), rtol=1e-9)
+    np.testing.assert_allclose(r.t_j, r.t_r, rtol=1e-9)
+    # the 2014 decomposition: TRisk = (sqrt(c)/c) * sum_i T_J,i (eq. 22 as derived) = same with T_R (eq. 20)
+    c = len(A)
+    assert np.sqrt(c) / c * np.sum(r.t_j) == pytest.approx(r.trisk, rel=1e-9)
+    assert np.sqrt(c) / c * np.sum(r.t_r) == pytest.approx(r.trisk, rel=1e-9)
+
+
+def test_jackknife_se_helper():
+    x = np.array([1.0, 2.0, 4.0, 8.0])
+    se, loo = jackknife_se(x)
+    np.testing.assert_allclose(loo, [14 / 3, 13 / 3, 11 / 3, 7 / 3])
+    assert se == pytest.approx(np.std(x, ddof=1) / 2)
+
+
+def test_per_topic_by_hand_and_sign_convention():
+    s = [0.5, 0.25, 0.5, 0.75]
+    b = [0.25, 0.5, 0.5, 0.25]
+    r = trisk(s, b, alpha=1)
+    x = np.array([0.25, -0.5, 0.0, 0.5])
+    np.testing.assert_allclose(r.x, x)
+    sd = np.std(x, ddof=1)
+    np.testing.assert_allclose(r.t_r, x / sd)
+    assert r.t_j[1] < 0 < r.t_j[0]  # a loss topic is negative (2014 Figure 2)
+    assert r.t_j[2] == pytest.approx(0.0, abs=1e-12)
+    assert r.se == pytest.approx(sd / 2)
+    assert r.n_topics == 4
+    assert r.as_dict()["se_method"] == "parametric"
+
+
+def test_series_in_series_out():
+    topics = [f"q{i}" for i in range(len(A))]
+    s = pd.Series(A, index=topics)
+    b = pd.Series(B, index=topics).iloc[::-1]  # same topics, other order
+    r = trisk(s, b, alpha=5)
+    plain = trisk(A, B, alpha=5)
+    for name in ("x", "t_r", "t_j"):
+        series = getattr(r, name)
+        assert isinstance(series, pd.Series) and list(series.index) == topics and series.name == name
+        np.testing.assert_allclose(series.to_numpy(), getattr(plain, name))
+    assert r.trisk == pytest.approx(plain.trisk)
+    frame = r.per_topic()
+    assert list(frame.columns) == ["x", "t_r", "t_j"] and list(frame.index) == topics
+
+
+def test_zero_variance_follows_scipy():
+    same = trisk([0.2, 0.3, 0.4], [0.2, 0.3, 0.4])
+    assert np.isnan(same.trisk) and np.isnan(same.p_value)
+    with warnings.catch_warnings(), np.errstate(divide="ignore", invalid="ignore"):
+        warnings.simplefilter("ignore", RuntimeWarning)
+        ref = stats.ttest_rel([0.3, 0.4, 0.5], [0.2, 0.3, 0.4])
+    shifted = trisk([0.3, 0.4, 0.5], [0.2, 0.3, 0.4])
+    # scipy's float rounding of 0.1 differences may leave a tiny variance; compare the sign and p
+    assert shifted.trisk > 0 and shifted.p_value == pytest.approx(ref.pvalue, abs=1e-6)
+    exact = trisk([0.75, 0.5], [0.5, 0.25])
+    assert exact.trisk == np.inf and exact.p_value == 0.0
+
+
+def test_bad_input():
+    with pytest.raises(ValueError, match="at least two topics"):
+        trisk([0.1], [0.2])
+    with pytest.raises(ValueError, match="se must be one of"):
+        trisk(A, B, se="bootstrap")
+    with pytest.raises(ValueError, match="alpha must be >= 0"):
+        trisk(A, B, alpha=-1)
+    with pytest.raises(ValueError, match="different lengths"):
+        trisk(A, B[:-1])
+    with pytest.raises(ValueError, match="NaN"):
+        trisk(np.r_[A[:-1], np.nan], B)
+    with pytest.raises(ValueError, match="negative"):
+        trisk(A, -B)
+    with pytest.raises(ValueError, match="missing from scores: 'z'"):
+        trisk(pd.Series([0.1, 0.2], index=["a", "b"]), pd.Series([0.1, 0.2], index=["a", "z"]))
