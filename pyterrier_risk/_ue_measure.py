@@ -1,0 +1,198 @@
+"""The ``UE`` ir_measures measure: upper & expected value normalisation of nDCG, AP, P, R and RR.
+
+Registered with ir_measures at import, so ``ir_measures.parse_measure("UE(base='nDCG')@10")`` works.
+The base measure is written as a quoted string because ir_measures' parser only accepts literal
+parameter values; in Python ``UE(nDCG@10)`` works as well.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import ir_measures
+import numpy as np
+import pandas as pd
+from ir_measures import Metric
+from ir_measures.measures import Measure, ParamInfo, register
+
+from ._ue import BASES, REB_MODES, VARIANTS, _normalise, _pool_bounds, ue
+
+_POOLS = ("qrels", "run")
+_ORDER = ("base", "variant", "reb", "pool")
+
+
+def _parse_base(base: Any) -> Measure:
+    if isinstance(base, str):
+        try:
+            base = ir_measures.parse_measure(base)
+        except (ValueError, NameError, SyntaxError) as e:
+            raise ValueError(f"UE: cannot parse base measure {base!r}: {e}") from e
+    if not isinstance(base, Measure):
+        raise TypeError(f"UE: base must be an ir_measures Measure or its name, got {type(base).__name__}")
+    if base.NAME not in BASES:
+        raise ValueError(f"UE: unsupported base measure {base.NAME!r}; supported: {', '.join(BASES)}")
+    if base.NAME == "nDCG" and base["dcg"] != "log2":
+        raise ValueError(
+            "UE: only nDCG(dcg='log2') is supported; for the paper's 2^R - 1 gains use "
+            "nDCG(gains={0: 0, 1: 1, 2: 3, ...})"
+        )
+    return base
+
+
+class _UE(Measure):
+    """Joint upper & expected value normalised measure (Feng & Karmaker Santu, IP&M 2023, §5).
+
+    ``UE(base)`` rescales a base measure ``A`` of each topic with its ideal score ``IUB`` (perfect
+    ordering of the topic's pool) and its expected score ``REB`` under a uniformly random ordering
+    of that pool:
+
+    * ``V1`` (eq. 5): ``(A / IUB) * (A / (A + REB))``, in [0, 1];
+    * ``V2`` (eq. 6): ``(A - REB) / (IUB - REB)`` if ``A >= REB`` else ``(A - REB) / REB``, in
+      [-1, 1], 0 meaning "as good as a random ordering".
+
+    Bases: ``nDCG`` (the paper's ``DCG^UE``; any ``gains`` mapping, ``judged_only``), ``AP`` (the
+    paper's ``MSP^UE``; ``rel``, ``judged_only``), ``P``, ``R`` and ``RR``. IUB and REB use the base's
+    own gains, cutoff and relevance threshold; the base value itself is computed by ir_measures.
+
+    Examples: ``UE(nDCG@10)``, ``UE(AP(rel=2)@10, variant='V2')``,
+    ``ir_measures.parse_measure("UE(base='nDCG', variant='V2')@10")``.
+    """
+
+    __name__ = "UE"
+    NAME = "UE"
+    PRETTY_NAME = "Upper & expected value normalised measure"
+    SHORT_DESC = "A base measure rescaled by its ideal value and its expected value under a random ordering."
+    AT_PARAM = "cutoff"
+    SUPPORTED_PARAMS = {
+        "base": ParamInfo(
+            dtype=str, required=True, desc="base measure without cutoff (nDCG, AP, P, R or RR) and its params"
+        ),
+        "cutoff": ParamInfo(dtype=int, required=False, desc="ranking cutoff of the base measure"),
+        "variant": ParamInfo(
+            dtype=str, choices=list(VARIANTS), default="V1", desc="V1 (eq. 5, in [0,1]) or V2 (eq. 6, [-1,1])"
+        ),
+        "reb": ParamInfo(
+            dtype=str,
+            choices=list(REB_MODES),
+            default="exact",
+            desc="expected value: exact expectation, or the paper's formulas (differs for AP: K(m/n)^2)",
+        ),
+        "pool": ParamInfo(
+            dtype=str,
+            choices=list(_POOLS),
+            default="qrels",
+            desc="documents a random ranker orders: all judged ones (qrels) or the retrieved ones (run)",
+        ),
+    }
+
+    def __init__(self, **params: Any) -> None:
+        base = params.get("base")
+        if base is not None:
+            base = _parse_base(base)
+            base_cutoff = base.params.get("cutoff")
+            if base_cutoff is not None:
+                if params.get("cutoff") not in (None, base_cutoff):
+                    raise ValueError(
+                        f"UE: conflicting cutoffs {base_cutoff} (in base) and {params['cutoff']} (cutoff=)"
+                    )
+                params["cutoff"] = base_cutoff
+            stripped = type(base)(**{k: v for k, v in base.params.items() if k != "cutoff"})
+            params["base"] = repr(stripped)
+        super().__init__(**params)
+
+    def __call__(self, base: Any = None, **kwargs: Any) -> _UE:
+        """Copy with updated parameters; the base may be positional: ``UE(nDCG@10, variant='V2')``."""
+        if base is not None:
+            kwargs["base"] = base
+            if "cutoff" not in kwargs:
+                params = {k: v for k, v in self.params.items() if k != "cutoff"}
+                return type(self)(**{**params, **kwargs})
+        return type(self)(**{**self.params, **kwargs})
+
+    def __repr__(self) -> str:
+        parts = []
+        for key in _ORDER:
+            if key in self.params and self.params[key] != self.SUPPORTED_PARAMS[key].default:
+                parts.append(f"{key}={self.params[key]!r}")
+        result = self.NAME + (f"({','.join(parts)})" if parts else "")
+        if self.params.get("cutoff") is not None:
+            result = f"{result}@{self.params['cutoff']}"
+        return result
+
+    def validate_params(self) -> None:
+        """Check the parameters, with messages naming the problem."""
+        if self.validated:
+            return
+        if "base" not in self.params:
+            raise ValueError("UE needs a base measure, e.g. UE(nDCG@10) or UE(base='nDCG')@10")
+        for key in ("variant", "reb", "pool"):
+            info = self.SUPPORTED_PARAMS[key]
+            if key in self.params and self.params[key] not in info.choices:
+                raise ValueError(f"UE: {key} must be one of {info.choices}, got {self.params[key]!r}")
+        cutoff = self.params.get("cutoff")
+        if cutoff is not None and (isinstance(cutoff, bool) or not isinstance(cutoff, int) or cutoff < 1):
+            raise ValueError(f"UE: cutoff must be a positive int, got {cutoff!r}")
+        base = self.base_measure()
+        if base.NAME in ("P", "R") and cutoff is None:
+            raise ValueError(f"UE: base {base.NAME} needs a cutoff, e.g. UE({base.NAME}@10)")
+        super().validate_params()
+
+    def base_measure(self) -> Measure:
+        """The base measure, with the cutoff applied."""
+        base = _parse_base(self.params["base"])
+        cutoff = self.params.get("cutoff")
+        return base if cutoff is None else base(cutoff=cutoff)
+
+    def runtime_impl(self, qrels: pd.DataFrame, run: pd.DataFrame):
+        """Per-topic UE values; ir_measures' runtime provider calls this with all topics of one run."""
+        self.validate_params()
+        base = self.base_measure()
+        values = {m.query_id: m.value for m in ir_measures.iter_calc([base], qrels, run)}
+        if not values:
+            return
+        iub, reb = _bounds_for(self, base, qrels, run)
+        qids = pd.Index(list(values))
+        a = np.fromiter(values.values(), dtype=float, count=len(values))
+        iub_q = iub.reindex(qids, fill_value=0.0).to_numpy()
+        reb_q = reb.reindex(qids, fill_value=0.0).to_numpy()
+        scores = ue(a, iub_q, reb_q, self["variant"])
+        for qid, value in zip(qids, scores, strict=True):
+            yield Metric(qid, self, float(value))
+
+
+def _bounds_for(
+    measure: _UE, base: Measure, qrels: pd.DataFrame, run: pd.DataFrame
+) -> tuple[pd.Series, pd.Series]:
+    """IUB and REB per topic (Series indexed by query_id) in the base measure's units."""
+    name = base.NAME
+    cutoff = base.params.get("cutoff")
+    rel = base["rel"] if name != "nDCG" else 1
+    gains = base["gains"] if name == "nDCG" and isinstance(base["gains"], dict) else None
+    judged_only = bool(base["judged_only"])
+    mode = measure["reb"]
+
+    q = qrels[["query_id", "doc_id", "relevance"]]
+    q_codes, qids = pd.factorize(q["query_id"])
+    q_labels = q["relevance"].to_numpy(dtype=float)
+    q_pool = np.ones(len(q), dtype=bool) if not judged_only else q_labels >= 0
+    # trec_eval's -J (judged_only) also drops documents with a negative label from the ranking
+    q_iub, q_reb, q_norm = _pool_bounds(
+        q_codes[q_pool], len(qids), q_labels[q_pool], name, cutoff, rel, gains, mode
+    )
+    if measure["pool"] == "qrels":
+        iub, reb = _normalise(q_iub, q_norm), _normalise(q_reb, q_norm)
+    else:
+        r = run[["query_id", "doc_id"]].drop_duplicates()
+        r = r[r["query_id"].isin(qids)].merge(q, on=["query_id", "doc_id"], how="left")
+        labels = r["relevance"].to_numpy(dtype=float)
+        codes = qids.get_indexer(r["query_id"])
+        keep = np.ones(len(r), dtype=bool) if not judged_only else labels >= 0
+        r_iub, r_reb, _ = _pool_bounds(codes[keep], len(qids), labels[keep], name, cutoff, rel, gains, mode)
+        iub, reb = _normalise(r_iub, q_norm), _normalise(r_reb, q_norm)
+    return pd.Series(iub, index=qids), pd.Series(reb, index=qids)
+
+
+UE = _UE()
+register(UE)
+
+__all__ = ["UE"]
