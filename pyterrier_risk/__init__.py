@@ -42,6 +42,7 @@ _EXPORTS: dict[str, str] = {
     "GeoRisk": "_measures",
     "UE": "_ue_measure",
     "ue": "_ue",
+    "ue_bounds": "_ue",
     # experiment integration
     "Experiment": "_experiment",
     # learning
