@@ -1,0 +1,547 @@
+"""Risk-sensitive LambdaMART as a PyTerrier estimator (LightGBM underneath).
+
+:class:`RiskLambdaMART` is a re-ranker: it reads the ``features`` column of a result frame
+(built, e.g., by a feature union ``**`` or ``pt.apply.doc_features``) and writes ``score`` and
+``rank``. Training uses LightGBM's LambdaMART with one of the risk-sensitive objectives of
+:func:`pyterrier_risk.objective`:
+
+* ``'urisk'`` -- U-CRO (Wang et al., SIGIR 2012, §4.3): ΔM' = ΔM·(1+α) on downside swaps;
+* ``'tsaro'`` / ``'tfaro'`` -- T-SARO / T-FARO (Dinçer et al., SIGIR 2014, §6.3):
+  α' = α·[1 − Φ(T_R,i)];
+* ``'tfaro_star'`` -- T*-FARO (Dinçer et al., SIGIR 2016, §6): T-FARO against the per-query mean
+  of several baselines;
+* ``'georisk'`` -- GeoRisk (SIGIR 2016, §6): ΔM' = GeoRisk(M_m + ΔM) − GeoRisk(M_m);
+* ``'lambdarank'`` -- plain LambdaMART (the same model as LightGBM's native objective).
+
+The saved model is a directory holding LightGBM's text model (``model.txt``) and a JSON file
+with the constructor parameters (``risk_lambdamart.json``); see ``docs/lambdamart.md``.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import warnings
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, Union
+
+import numpy as np
+import pandas as pd
+import pyterrier as pt
+
+KINDS: tuple[str, ...] = ("lambdarank", "urisk", "tsaro", "tfaro", "tfaro_star", "georisk")
+_SINGLE_BASELINE_KINDS = ("urisk", "tsaro", "tfaro")
+_MULTI_BASELINE_KINDS = ("tfaro_star", "georisk")
+# LightGBM parameters that also shape the lambdarank gradients; forwarded to the objective.
+_LAMBDARANK_PARAMS = ("sigmoid", "lambdarank_truncation_level", "lambdarank_norm", "label_gain")
+# LightGBM aliases of what the constructor sets itself.
+_RESERVED_PARAMS = {
+    **dict.fromkeys(("objective_type", "app", "application", "loss"), "objective"),
+    **dict.fromkeys(
+        (
+            "num_iterations",
+            "num_iteration",
+            "n_iter",
+            "num_tree",
+            "num_trees",
+            "num_round",
+            "num_rounds",
+            "nrounds",
+            "num_boost_round",
+            "n_estimators",
+            "max_iter",
+        ),
+        "num_boost_round",
+    ),
+    **dict.fromkeys(
+        ("early_stopping_round", "early_stopping_rounds", "early_stopping", "n_iter_no_change"),
+        "early_stopping_rounds",
+    ),
+    **dict.fromkeys(("eval_at", "ndcg_eval_at", "ndcg_at", "map_eval_at", "map_at"), "cutoff"),
+}
+_PARAMS_FILE = "risk_lambdamart.json"
+_MODEL_FILE = "model.txt"
+_FORMAT = "pyterrier-risk/RiskLambdaMART"
+_FORMAT_VERSION = 1
+
+BaselineSpec = Union[str, int, "pt.Transformer"]
+
+
+class RiskLambdaMART(pt.Estimator):
+    """Risk-sensitive LambdaMART re-ranker: a PyTerrier transformer and estimator.
+
+    Composes as ``retriever >> features >> RiskLambdaMART(...)``; ``fit`` trains a LightGBM
+    booster with the risk-sensitive objective ``objective``, ``transform`` scores the
+    ``features`` column. Every objective trades the per-query effectiveness M_m of the learned
+    model (NDCG@``cutoff``) against that of one or several baseline rankings of the same
+    candidates. With U-CRO, a swap that changes the model's NDCG by ΔM counts as
+
+        ΔM' = ΔM · (1 + α)   when the swap moves the query below its baseline, else ΔM,
+
+    and with GeoRisk (Dinçer, Macdonald & Ounis, SIGIR 2016, Eq. 7 and §6) as
+    ΔM' = GeoRisk(M_m + ΔM) − GeoRisk(M_m), GeoRisk = sqrt(S_i/c · Φ(ZRisk_i/c)).
+
+    A baseline is given by one of:
+
+    * ``'score'``: the input's ``score`` column, i.e. the first-stage ranking (the natural
+      baseline of a re-ranker);
+    * an ``int``: a feature index into the ``features`` arrays (e.g. BM25);
+    * any other ``str``: a numeric column of the input frame;
+    * a ``pt.Transformer`` that re-scores the same candidates (its output is joined on
+      ``qid``/``docno`` and must cover every candidate).
+
+    ``baseline`` is used by ``'urisk'``, ``'tsaro'`` and ``'tfaro'``; ``baselines`` (a list of
+    the above) by ``'tfaro_star'`` and ``'georisk'``, which fall back to ``[baseline]`` when
+    ``baselines`` is None. ``'lambdarank'`` ignores both.
+
+    Args:
+        objective: one of ``'lambdarank'``, ``'urisk'``, ``'tsaro'``, ``'tfaro'``,
+            ``'tfaro_star'``, ``'georisk'``.
+        alpha: risk-sensitivity α ≥ 0 (α = 0 trains plain LambdaMART).
+        baseline: the single baseline (see above).
+        baselines: several baselines for ``'georisk'`` / ``'tfaro_star'``.
+        cutoff: rank cutoff of the per-query NDCG used by the objective and, with a validation
+            set, by early stopping (LightGBM's ``ndcg@cutoff``).
+        num_boost_round: maximum number of trees.
+        early_stopping_rounds: stop when validation NDCG@cutoff has not improved for this many
+            rounds (only used when ``fit`` receives a validation set; None disables it).
+        verbose: show a progress bar while training.
+        **lightgbm_params: further LightGBM parameters (``learning_rate``, ``num_leaves``,
+            ``min_data_in_leaf``, ``num_threads``, ``seed``, the lambdarank settings ...).
+
+    Attributes:
+        booster_: the trained ``lightgbm.Booster`` (None before ``fit``/``load``).
+        num_features_: number of features the model was trained on.
+        best_iteration_: number of trees used for scoring.
+    """
+
+    def __init__(
+        self,
+        objective: str = "georisk",
+        *,
+        alpha: float = 1.0,
+        baseline: BaselineSpec | None = "score",
+        baselines: Sequence[BaselineSpec] | None = None,
+        cutoff: int = 10,
+        num_boost_round: int = 100,
+        early_stopping_rounds: int | None = 20,
+        verbose: bool = True,
+        **lightgbm_params: Any,
+    ) -> None:
+        if not isinstance(objective, str) or objective not in KINDS:
+            raise ValueError(f"unknown objective {objective!r}; expected one of {', '.join(KINDS)}")
+        if isinstance(alpha, bool) or not isinstance(alpha, (int, float, np.integer, np.floating)):
+            raise TypeError(f"alpha must be a number, got {type(alpha).__name__}")
+        if not math.isfinite(alpha) or alpha < 0:
+            raise ValueError(f"alpha must be a finite number >= 0, got {alpha!r}")
+        if isinstance(cutoff, bool) or not isinstance(cutoff, (int, np.integer)) or cutoff < 1:
+            raise ValueError(f"cutoff must be a positive integer, got {cutoff!r}")
+        if (
+            isinstance(num_boost_round, bool)
+            or not isinstance(num_boost_round, (int, np.integer))
+            or num_boost_round < 1
+        ):
+            raise ValueError(f"num_boost_round must be a positive integer, got {num_boost_round!r}")
+        if early_stopping_rounds is not None and (
+            isinstance(early_stopping_rounds, bool)
+            or not isinstance(early_stopping_rounds, (int, np.integer))
+            or early_stopping_rounds < 1
+        ):
+            raise ValueError(
+                f"early_stopping_rounds must be a positive integer or None, got {early_stopping_rounds!r}"
+            )
+        if baseline is not None:
+            _check_spec(baseline, "baseline")
+        if baselines is not None:
+            if isinstance(baselines, (str, int, pt.Transformer)):
+                raise TypeError("baselines must be a list of baselines, e.g. baselines=[0, 'score']")
+            baselines = list(baselines)
+            if not baselines:
+                raise ValueError("baselines is empty; give at least one baseline or None")
+            for i, spec in enumerate(baselines):
+                _check_spec(spec, f"baselines[{i}]")
+        clash = sorted(set(lightgbm_params) & set(_RESERVED_PARAMS))
+        if clash:
+            raise TypeError(
+                f"LightGBM parameter {clash[0]!r} clashes with RiskLambdaMART's own "
+                f"{_RESERVED_PARAMS[clash[0]]}=...; set that instead"
+            )
+        self.objective = objective
+        self.alpha = float(alpha)
+        self.baseline = baseline
+        self.baselines = baselines
+        self.cutoff = int(cutoff)
+        self.num_boost_round = int(num_boost_round)
+        self.early_stopping_rounds = None if early_stopping_rounds is None else int(early_stopping_rounds)
+        self.verbose = bool(verbose)
+        self.lightgbm_params = dict(lightgbm_params)
+        self.booster_: Any = None
+        self.num_features_: int | None = None
+        self.best_iteration_: int | None = None
+
+    # ------------------------------------------------------------------ repr
+    def __repr__(self) -> str:
+        defaults = {
+            "alpha": 1.0,
+            "baseline": "score",
+            "baselines": None,
+            "cutoff": 10,
+            "num_boost_round": 100,
+            "early_stopping_rounds": 20,
+            "verbose": True,
+        }
+        args = [repr(self.objective)]
+        for name, default in defaults.items():
+            value = getattr(self, name)
+            if value != default:
+                args.append(f"{name}={value!r}")
+        args.extend(f"{k}={v!r}" for k, v in self.lightgbm_params.items())
+        return f"RiskLambdaMART({', '.join(args)})"
+
+    # ------------------------------------------------------------- transform
+    def transform(self, inp: pd.DataFrame) -> pd.DataFrame:
+        """Score the candidates of ``inp`` by the ``features`` column.
+
+        Args:
+            inp: result frame with ``qid``, ``docno`` and ``features`` (1-d numeric arrays of
+                the training width). It is not modified.
+
+        Returns:
+            A copy of ``inp`` with ``score`` replaced by the model's score and ``rank`` recomputed.
+
+        Raises:
+            pyterrier.validate.InputValidationError: a required column is missing.
+            ValueError: the model is not trained, or the features are ragged or of the wrong width.
+        """
+        pt.validate.result_frame(inp, extra_columns=["features"], context=self)
+        if self.booster_ is None:
+            raise ValueError("RiskLambdaMART is not trained: call fit() or RiskLambdaMART.load() first")
+        out = inp.copy()
+        if len(out) == 0:
+            out["score"] = pd.Series(index=out.index, dtype="float64")
+            return pt.model.add_ranks(out)
+        features = _feature_matrix(inp, "transform input")
+        if features.shape[1] != self.num_features_:
+            raise ValueError(
+                f"the model was trained on {self.num_features_} features but the input has "
+                f"{features.shape[1]}; was the feature pipeline changed since training?"
+            )
+        out["score"] = self._predict(features)
+        return pt.model.add_ranks(out)
+
+    def _predict(self, features: np.ndarray) -> np.ndarray:
+        return self.booster_.predict(features, num_iteration=self.best_iteration_)
+
+    # ------------------------------------------------------------------- fit
+    def fit(
+        self,
+        topics_or_res_tr: pd.DataFrame,
+        qrels_tr: pd.DataFrame,
+        topics_or_res_va: pd.DataFrame | None = None,
+        qrels_va: pd.DataFrame | None = None,
+    ) -> RiskLambdaMART:
+        """Train the model on labelled candidates; early-stop on the validation set if given.
+
+        Labels come from the qrels, joined on ``qid``/``docno``; unjudged candidates get label 0
+        (as ``pt.ltr``). Labels must be integers in ``[0, len(label_gain))`` (31 with LightGBM's
+        default gains). The baselines are resolved on the training candidates only.
+
+        Args:
+            topics_or_res_tr: training result frame with ``features`` (and the baseline columns).
+            qrels_tr: training qrels (``qid``, ``docno``, ``label``).
+            topics_or_res_va: optional validation result frame with ``features``.
+            qrels_va: qrels for the validation frame (required with ``topics_or_res_va``).
+
+        Returns:
+            self, trained.
+        """
+        import lightgbm as lgb
+
+        if (topics_or_res_va is None) != (qrels_va is None):
+            raise ValueError("give both topics_or_res_va and qrels_va, or neither")
+        train, x_train, y_train, g_train = self._labelled(topics_or_res_tr, qrels_tr, "training")
+        obj = self._make_objective(train, x_train)
+
+        params: dict[str, Any] = {
+            "objective": obj,
+            "metric": "ndcg",
+            "eval_at": [self.cutoff],
+            "verbosity": -1,
+        }
+        params.update(self.lightgbm_params)
+        dtrain = lgb.Dataset(x_train, y_train, group=g_train, free_raw_data=False)
+        valid_sets, callbacks = [], []
+        if topics_or_res_va is not None:
+            _, x_va, y_va, g_va = self._labelled(topics_or_res_va, qrels_va, "validation")
+            if x_va.shape[1] != x_train.shape[1]:
+                raise ValueError(
+                    f"validation features have {x_va.shape[1]} columns, training features {x_train.shape[1]}"
+                )
+            valid_sets.append(lgb.Dataset(x_va, y_va, group=g_va, reference=dtrain))
+            if self.early_stopping_rounds is not None:
+                callbacks.append(
+                    lgb.early_stopping(self.early_stopping_rounds, first_metric_only=True, verbose=False)
+                )
+        progress = _Progress(self.num_boost_round, f"RiskLambdaMART({self.objective})", self.verbose)
+        callbacks.append(progress)
+        try:
+            booster = lgb.train(
+                params,
+                dtrain,
+                num_boost_round=self.num_boost_round,
+                valid_sets=valid_sets or None,
+                valid_names=["valid"][: len(valid_sets)],
+                callbacks=callbacks,
+            )
+        finally:
+            progress.close()
+        self.booster_ = booster
+        self.num_features_ = int(x_train.shape[1])
+        best = int(booster.best_iteration or 0)
+        self.best_iteration_ = best if best > 0 else int(booster.current_iteration())
+        return self
+
+    def _labelled(
+        self, res: pd.DataFrame, qrels: pd.DataFrame, what: str
+    ) -> tuple[pd.DataFrame, np.ndarray, np.ndarray, np.ndarray]:
+        """Join labels, group by query (stable) and build X, y and group sizes."""
+        if not isinstance(res, pd.DataFrame) or not isinstance(qrels, pd.DataFrame):
+            raise TypeError(f"{what} results and qrels must be pandas DataFrames")
+        pt.validate.result_frame(res, extra_columns=["features"], context=self)
+        pt.validate.columns(qrels, includes=["qid", "docno", "label"], context=self)
+        if len(res) == 0:
+            raise ValueError(f"no {what} results to fit to")
+        judged = qrels[["qid", "docno", "label"]]
+        if judged.duplicated(["qid", "docno"]).any():
+            raise ValueError(f"{what} qrels have several labels for the same (qid, docno)")
+        if res.duplicated(["qid", "docno"]).any():
+            raise ValueError(f"{what} results contain the same (qid, docno) more than once")
+        frame = res.drop(columns=["label"], errors="ignore").merge(judged, on=["qid", "docno"], how="left")
+        labels = pd.to_numeric(frame["label"], errors="coerce")
+        bad = frame["label"].notna() & labels.isna()
+        if bad.any():
+            raise ValueError(f"{what} qrels have non-numeric labels, e.g. {frame['label'][bad].iloc[0]!r}")
+        labels = labels.fillna(0).to_numpy(dtype=np.float64)
+        if not np.all(labels == np.round(labels)):
+            raise ValueError(
+                f"{what} labels must be integers, got e.g. {labels[labels != np.round(labels)][0]!r}"
+            )
+        n_gains = len(self.lightgbm_params.get("label_gain", ())) or 31
+        if labels.min() < 0 or labels.max() >= n_gains:
+            raise ValueError(
+                f"{what} labels must lie in [0, {n_gains - 1}] (LightGBM label_gain), got "
+                f"[{labels.min():g}, {labels.max():g}]; clip negative labels first, e.g. "
+                f"qrels.assign(label=qrels.label.clip(lower=0))"
+            )
+        frame["label"] = labels.astype(np.int32)
+        frame = frame.sort_values("qid", kind="stable").reset_index(drop=True)
+        features = _feature_matrix(frame, f"{what} results")
+        sizes = frame.groupby("qid", sort=False).size().to_numpy()
+        return frame, features, frame["label"].to_numpy(), sizes
+
+    def _make_objective(self, train: pd.DataFrame, features: np.ndarray) -> Any:
+        """The objective callable for LightGBM (or ``'lambdarank'`` for the native one)."""
+        if self.objective in _SINGLE_BASELINE_KINDS:
+            if self.baseline is None:
+                raise ValueError(f"objective {self.objective!r} needs a baseline (baseline=...)")
+            kwargs = {"baseline": _baseline_column(self.baseline, train, features, "baseline")}
+        elif self.objective in _MULTI_BASELINE_KINDS:
+            specs = (
+                self.baselines
+                if self.baselines is not None
+                else ([self.baseline] if self.baseline is not None else None)
+            )
+            if specs is None:
+                raise ValueError(f"objective {self.objective!r} needs baselines=[...] (or baseline=...)")
+            kwargs = {
+                "baselines": np.column_stack(
+                    [
+                        _baseline_column(spec, train, features, f"baselines[{i}]")
+                        for i, spec in enumerate(specs)
+                    ]
+                )
+            }
+        else:
+            kwargs = {}
+        try:
+            from ._objective import objective as make_objective
+        except ModuleNotFoundError as e:  # pragma: no cover - only while _objective is being written
+            if e.name != f"{__package__}._objective" or self.objective != "lambdarank":
+                raise
+            return "lambdarank"
+        lambdarank = {k: self.lightgbm_params[k] for k in _LAMBDARANK_PARAMS if k in self.lightgbm_params}
+        return make_objective(self.objective, alpha=self.alpha, cutoff=self.cutoff, **kwargs, **lambdarank)
+
+    # ------------------------------------------------------------- save/load
+    def save(self, path: str | os.PathLike) -> None:
+        """Save the trained model to the directory ``path`` (created if needed).
+
+        Writes ``model.txt`` (LightGBM text model with the trees used for scoring) and
+        ``risk_lambdamart.json`` (format tag, constructor parameters, number of features).
+        Baselines given as transformers cannot be stored: they are saved as None (with a
+        warning) and must be passed again to :meth:`load` to re-fit.
+        """
+        if self.booster_ is None:
+            raise ValueError("RiskLambdaMART is not trained: nothing to save")
+        path = Path(path)
+        path.mkdir(parents=True, exist_ok=True)
+        self.booster_.save_model(str(path / _MODEL_FILE), num_iteration=self.best_iteration_)
+        params = {
+            "objective": self.objective,
+            "alpha": self.alpha,
+            "baseline": _spec_to_json(self.baseline, "baseline"),
+            "baselines": None
+            if self.baselines is None
+            else [_spec_to_json(s, f"baselines[{i}]") for i, s in enumerate(self.baselines)],
+            "cutoff": self.cutoff,
+            "num_boost_round": self.num_boost_round,
+            "early_stopping_rounds": self.early_stopping_rounds,
+            "verbose": self.verbose,
+            **self.lightgbm_params,
+        }
+        meta = {
+            "format": _FORMAT,
+            "format_version": _FORMAT_VERSION,
+            "params": params,
+            "num_features": self.num_features_,
+            "num_trees": self.best_iteration_,
+        }
+        try:
+            text = json.dumps(meta, indent=2)
+        except TypeError as e:
+            raise TypeError(f"a LightGBM parameter cannot be stored as JSON: {e}") from e
+        (path / _PARAMS_FILE).write_text(text + "\n", encoding="utf-8")
+
+    @classmethod
+    def load(cls, path: str | os.PathLike, **overrides: Any) -> RiskLambdaMART:
+        """Load a model written by :meth:`save`.
+
+        Args:
+            path: the directory given to :meth:`save`.
+            **overrides: constructor parameters replacing the stored ones (e.g. a transformer
+                ``baseline`` that could not be stored, or ``verbose``).
+        """
+        import lightgbm as lgb
+
+        path = Path(path)
+        meta_file = path / _PARAMS_FILE
+        if not meta_file.is_file():
+            raise FileNotFoundError(f"{meta_file} not found: not a saved RiskLambdaMART")
+        meta = json.loads(meta_file.read_text(encoding="utf-8"))
+        if meta.get("format") != _FORMAT or meta.get("format_version") != _FORMAT_VERSION:
+            raise ValueError(f"{meta_file} is not a {_FORMAT} v{_FORMAT_VERSION} file")
+        params = {**meta["params"], **overrides}
+        model = cls(params.pop("objective"), **params)
+        model.booster_ = lgb.Booster(model_file=str(path / _MODEL_FILE))
+        model.num_features_ = int(meta["num_features"])
+        model.best_iteration_ = int(meta["num_trees"])
+        if model.booster_.num_feature() != model.num_features_:
+            raise ValueError(
+                f"{path / _MODEL_FILE} has {model.booster_.num_feature()} features, "
+                f"{meta_file} says {model.num_features_}"
+            )
+        return model
+
+
+# ---------------------------------------------------------------------- helpers
+class _Progress:
+    """LightGBM callback advancing a ``pt.tqdm`` bar once per boosting round."""
+
+    order = 40  # after early stopping has recorded the round
+
+    def __init__(self, total: int, desc: str, enabled: bool) -> None:
+        self.bar = pt.tqdm(total=total, desc=desc, unit="tree") if enabled else None
+
+    def __call__(self, env: Any) -> None:
+        if self.bar is None:
+            return
+        self.bar.update(1)
+        if env.evaluation_result_list:
+            self.bar.set_postfix(
+                {f"{r[0]} {r[1]}": f"{r[2]:.4f}" for r in env.evaluation_result_list}, refresh=False
+            )
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.close()
+
+
+def _check_spec(spec: Any, name: str) -> None:
+    if isinstance(spec, bool) or not isinstance(spec, (str, int, np.integer, pt.Transformer)):
+        raise TypeError(
+            f"{name} must be 'score', a feature index (int), a column name (str) or a "
+            f"pt.Transformer, got {type(spec).__name__}"
+        )
+    if isinstance(spec, (int, np.integer)) and spec < 0:
+        raise ValueError(f"{name}: feature index must be >= 0, got {spec}")
+
+
+def _spec_to_json(spec: Any, name: str) -> Any:
+    if isinstance(spec, pt.Transformer):
+        warnings.warn(
+            f"{name} is a transformer ({spec!r}) and is saved as None; pass it again to "
+            f"RiskLambdaMART.load(..., {name.split('[')[0]}=...) to re-fit"
+        )
+        return None
+    return int(spec) if isinstance(spec, np.integer) else spec
+
+
+def _feature_matrix(frame: pd.DataFrame, what: str) -> np.ndarray:
+    """Stack the ``features`` column into a float64 matrix, with clear errors."""
+    values = frame["features"].to_numpy()
+    try:
+        rows = [np.asarray(v, dtype=np.float64) for v in values]
+    except (TypeError, ValueError) as e:
+        raise TypeError(f"{what}: features must be numeric arrays ({e})") from e
+    bad_dim = next((i for i, r in enumerate(rows) if r.ndim != 1), None)
+    if bad_dim is not None:
+        raise ValueError(
+            f"{what}: features must be 1-d arrays; row {bad_dim} has shape {rows[bad_dim].shape}"
+        )
+    lengths = np.fromiter((r.shape[0] for r in rows), dtype=np.int64, count=len(rows))
+    if lengths.min() != lengths.max():
+        first = int(np.argmax(lengths != lengths[0]))
+        raise ValueError(
+            f"{what}: ragged features, rows have between {lengths.min()} and {lengths.max()} "
+            f"features (row 0 has {lengths[0]}, row {first} has {lengths[first]})"
+        )
+    if lengths[0] == 0:
+        raise ValueError(f"{what}: features are empty arrays")
+    return np.stack(rows)
+
+
+def _baseline_column(spec: BaselineSpec, frame: pd.DataFrame, features: np.ndarray, name: str) -> np.ndarray:
+    """Per-row scores of one baseline ranking of the candidates in ``frame`` (row-aligned)."""
+    if isinstance(spec, pt.Transformer):
+        scored = spec.transform(frame.drop(columns=["label"]))
+        if not isinstance(scored, pd.DataFrame) or not {"qid", "docno", "score"} <= set(scored.columns):
+            raise ValueError(f"{name}: transformer {spec!r} must return a frame with qid, docno and score")
+        scored = scored[["qid", "docno", "score"]]
+        if scored.duplicated(["qid", "docno"]).any():
+            raise ValueError(f"{name}: transformer {spec!r} returned the same (qid, docno) more than once")
+        values = frame[["qid", "docno"]].merge(scored, on=["qid", "docno"], how="left")["score"]
+        missing = int(values.isna().sum())
+        if missing:
+            raise ValueError(
+                f"{name}: transformer {spec!r} did not score {missing} of the {len(frame)} "
+                f"training candidates; a baseline must re-score every candidate"
+            )
+        return values.to_numpy(dtype=np.float64)
+    if isinstance(spec, (int, np.integer)):
+        if not 0 <= spec < features.shape[1]:
+            raise ValueError(f"{name}: feature index {spec} out of range for {features.shape[1]} features")
+        column = features[:, int(spec)]
+    else:
+        if spec not in frame.columns:
+            hint = " (the first-stage score: put the re-ranker after a retriever)" if spec == "score" else ""
+            raise ValueError(f"{name}: the training results have no column {spec!r}{hint}")
+        column = pd.to_numeric(frame[spec], errors="coerce").to_numpy(dtype=np.float64)
+    n_bad = int(np.sum(~np.isfinite(column)))
+    if n_bad:
+        raise ValueError(
+            f"{name} {spec!r}: {n_bad} of the {len(column)} training candidates have no "
+            f"finite baseline score; a baseline must cover every row"
+        )
+    return column
