@@ -1,0 +1,461 @@
+"""``pyterrier_risk.Experiment``: ``pt.Experiment`` that also evaluates risk-sensitive measures.
+
+``pt.Experiment`` evaluates every system on its own and averages per-query values, so it cannot
+compute a measure that needs several systems at once (a baseline among the listed systems, an
+unbiased MEAN/MEDIAN/MAX baseline, ZRisk, GeoRisk) or that is not a mean (TRisk).  This wrapper:
+
+1. runs ``pt.Experiment`` once, asking for per-query values of the ordinary measures plus each risk
+   measure's base measure (each base measure is computed once, whatever the number of risk
+   measures on it) and ``NumRet`` (to apply the topic policy);
+2. rebuilds the ordinary table with PyTerrier's own renderer (same means, baseline columns,
+   significance tests, multiple-testing correction, rounding);
+3. adds one column per risk measure, named by its ``repr`` (TRisk also adds ``"<repr> p-value"``),
+   computed from the systems × topics matrix of the base measure by the numeric core.
+
+Without risk measures it simply calls ``pt.Experiment``.
+"""
+
+from __future__ import annotations
+
+import os
+import warnings
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from ._measures import AGGREGATE_BASELINES, RiskMeasure, _baseline_run, parse_measure
+from ._topics import qrels_topics, topic_scores, warn_extra, warn_missing
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+__all__ = ["Experiment"]
+
+
+def _load_irds(value: Any, what: str) -> Any:
+    """Resolve an ``irds:<id>`` string for topics or qrels with PyTerrier's dataset API."""
+    if not (isinstance(value, str) and value.startswith("irds:")):
+        return value
+    import pyterrier as pt
+
+    try:
+        dataset = pt.get_dataset(value)
+    except KeyError:
+        raise ValueError(f"unknown ir_datasets id {value!r} given as {what}") from None
+    return dataset.get_topics() if what == "topics" else dataset.get_qrels()
+
+
+def _split_measures(eval_metrics: Sequence[Any]) -> tuple[list[Any], list[RiskMeasure], bool]:
+    if isinstance(eval_metrics, (str, bytes)) or not isinstance(eval_metrics, Sequence):
+        raise TypeError("eval_metrics must be a list of measures, e.g. [nDCG@20, URisk(nDCG@20, baseline=0)]")
+    plain: list[Any] = []
+    risk: list[RiskMeasure] = []
+    mrt = False
+    for m in eval_metrics:
+        if isinstance(m, str):
+            if m == "mrt":
+                mrt = True
+                continue
+            try:
+                parsed = parse_measure(m)
+            except (ValueError, NameError, SyntaxError):
+                parsed = None
+            if isinstance(parsed, RiskMeasure):
+                m = parsed
+        if isinstance(m, RiskMeasure):
+            m.base  # noqa: B018 - raises a clear error when the base measure is missing
+            if m not in risk:
+                risk.append(m)
+        else:
+            plain.append(m)
+    return plain, risk, mrt
+
+
+def Experiment(  # noqa: N802 - mirrors pt.Experiment
+    retr_systems: Sequence[Any] | dict[str, Any],
+    topics: pd.DataFrame | str,
+    qrels: pd.DataFrame | str,
+    eval_metrics: Sequence[Any],
+    names: Sequence[str] | None = None,
+    perquery: bool | str = False,
+    dataframe: bool = True,
+    baseline: int | str | None = None,
+    test: Any = "t",
+    correction: str | None = None,
+    correction_alpha: float = 0.05,
+    highlight: str | None = None,
+    round: int | dict[str, int] | None = None,  # noqa: A002 - pt.Experiment's argument name
+    **kwargs: Any,
+) -> Any:
+    r"""Run and evaluate systems like ``pt.Experiment``, also accepting risk-sensitive measures.
+
+    All arguments and return values are those of ``pt.Experiment`` (``batch_size``,
+    ``filter_by_qrels``, ``filter_by_topics``, ``save_dir``, ``save_mode``, ``save_format``,
+    ``verbose``, ``validate``, ``plan``, ... pass through unchanged).  In addition:
+
+    * ``eval_metrics`` may contain :class:`~pyterrier_risk.URisk`, :class:`~pyterrier_risk.TRisk`,
+      :class:`~pyterrier_risk.ZRisk` and :class:`~pyterrier_risk.GeoRisk` measures (objects or
+      names such as ``"URisk(nDCG@20,alpha=5,baseline='BM25')"``).  Each adds one column named by
+      the measure's ``repr``; TRisk also adds ``"<repr> p-value"`` (two-sided, Student's t with
+      c − 1 degrees of freedom).  A URisk/TRisk measure without its own ``baseline`` uses this
+      function's ``baseline``.
+    * a risk measure's ``baseline`` is a listed system's name or index, ``'mean'``, ``'median'`` or
+      ``'max'`` over the listed systems (or over ``pool=``, a subset of names/indices; Dinçer et
+      al., ECIR 2014), or an external run: a DataFrame or a TREC run file.  A string is looked up
+      in that order: system name, aggregate, existing file.
+    * ``topics`` and ``qrels`` may be ``'irds:<id>'`` strings (PyTerrier's ``pt.get_dataset``).
+    * ``baseline`` may be a system name even when ``retr_systems`` is a list (``names`` given), and
+      it may be combined with ``perquery``.
+
+    Topic policy (as ``trec_eval -c``): the qrels' topics define the topic set; a system or
+    baseline without results for a topic scores 0 there, with a warning giving the count; results
+    for topics outside the qrels are ignored (warned about for result DataFrames and baseline runs).
+
+    ``perquery=True`` returns PyTerrier's long table (``name``, ``qid``, ``measure``, ``value``)
+    with extra rows per risk measure ``r`` (see docs/experiment.md):
+
+    * URisk: measure ``"<r>"``, the per-topic term :math:`x_i` (its mean over topics is URisk);
+    * TRisk: ``"<r> x"``, ``"<r> T_R"`` and ``"<r> T_J"`` (2014 eqs. 11, 21 and the jackknife
+      T_J; NaN for the baseline system itself);
+    * ZRisk and GeoRisk: ``"<r> z"``, the standardised residual :math:`z_{ij}` (2016 eq. 5); ZRisk
+      is :math:`\sum z^+ + (1+\alpha)\sum z^-` over a system's rows.
+
+    Args:
+        retr_systems: transformers and/or result DataFrames, as a list or a ``{name: system}`` dict.
+        topics: topics DataFrame, topics file, or ``'irds:<id>'``.
+        qrels: qrels DataFrame, qrels file, or ``'irds:<id>'``.
+        eval_metrics: measures (ir_measures objects, trec_eval names, risk measures).
+        names: system names (ignored for a dict of systems).
+        perquery: ``False``, ``True`` or ``'both'`` as in ``pt.Experiment``.
+        dataframe: return DataFrames (default) or dicts.
+        baseline: index or name of the system used for the significance columns of the ordinary
+            measures, and the default baseline of URisk/TRisk measures.
+        test: significance test (``'t'``, ``'wilcoxon'`` or a callable), as in ``pt.Experiment``.
+        correction: multiple-testing correction method, as in ``pt.Experiment``.
+        correction_alpha: family-wise error rate for ``correction``.
+        highlight: ``'bold'`` or ``'color'`` to style the best value of each column.
+        round: decimal places, an int or ``{column: int}`` (risk columns by their ``repr``).
+        **kwargs: further ``pt.Experiment`` arguments.
+
+    Returns:
+        As ``pt.Experiment``: the averages table (DataFrame or dict), the per-query table, or both.
+
+    Raises:
+        ValueError: unknown baseline or pool member, fewer than two systems for ZRisk/GeoRisk,
+            duplicate system names with risk measures, an unknown ``irds:`` id, ...
+    """
+    import pyterrier as pt
+
+    topics = _load_irds(topics, "topics")
+    qrels = _load_irds(qrels, "qrels")
+    plain, risk, mrt = _split_measures(eval_metrics)
+
+    if not risk:
+        return pt.Experiment(
+            retr_systems, topics, qrels, eval_metrics, names=names, perquery=perquery, dataframe=dataframe,
+            baseline=baseline, test=test, correction=correction, correction_alpha=correction_alpha,
+            highlight=highlight, round=round, **kwargs,
+        )  # fmt: skip
+
+    if isinstance(retr_systems, dict):
+        names = list(retr_systems.keys())
+        systems = list(retr_systems.values())
+    elif isinstance(retr_systems, list):
+        systems = list(retr_systems)
+        names = [str(s) for s in systems] if names is None else list(names)
+        if len(names) != len(systems):
+            raise ValueError("names should be the same length as retr_systems")
+    else:
+        raise TypeError(
+            f"Expected list or dict of transformers for retr_systems, instead received {type(retr_systems)}"
+        )
+    if len(set(names)) != len(names):
+        raise ValueError(f"risk measures need unique system names; got {names} (use names=)")
+    if not systems:
+        raise ValueError("no systems given")
+    if mrt:
+        warnings.warn("'mrt' is not reported when risk measures are evaluated", stacklevel=2)
+    sys_index = _resolve_system_index(baseline, names, "baseline") if baseline is not None else None
+
+    if isinstance(topics, str) and os.path.isfile(topics):
+        topics = pt.io.read_topics(topics)
+    if isinstance(qrels, str) and os.path.isfile(qrels):
+        qrels = pt.io.read_qrels(qrels)
+    if kwargs.get("filter_by_topics", True):
+        qrels = qrels.merge(topics[["qid"]].drop_duplicates())
+    topic_list = qrels_topics(qrels["qid"])
+    if not topic_list:
+        raise ValueError("there is no overlap between the qids of the topics and of the qrels")
+
+    import ir_measures
+
+    bases = _unique([m.base for m in risk])
+    extra = [b for b in [*bases, ir_measures.NumRet] if b not in plain]
+    with warnings.catch_warnings():
+        if not perquery:
+            warnings.filterwarnings("ignore", message=r".*topic\(s\) not found in qrels.*")
+        pq = pt.Experiment(
+            dict(zip(names, systems, strict=True)), topics, qrels, [*plain, *extra],
+            perquery=True, dataframe=True, **kwargs,
+        )  # fmt: skip
+    pq = pq.assign(qid=pq["qid"].astype(str))
+    plain_names = [n for n in pq["measure"].drop_duplicates() if n not in {str(e) for e in extra}]
+
+    # systems x topics matrices of the base measures and NumRet, under the topic policy
+    in_qrels = pq[pq["qid"].isin(set(topic_list))]
+    matrices = {
+        str(b): in_qrels[in_qrels["measure"] == str(b)]
+        .pivot(index="name", columns="qid", values="value")
+        .reindex(index=names, columns=topic_list)
+        .fillna(0.0)
+        for b in [*bases, ir_measures.NumRet]
+    }
+    numret = matrices.pop(str(ir_measures.NumRet))
+    for name in names:
+        warn_missing(int((numret.loc[name] == 0).sum()), len(topic_list), f"system {name!r}")
+    for name, system in zip(names, systems, strict=True):
+        if hasattr(system, "columns") and "qid" in system.columns:
+            warn_extra(len(set(system["qid"].astype(str)) - set(topic_list)), f"system {name!r}")
+
+    qrels_irm = pt.model.to_ir_measures(qrels)
+    results = [
+        _evaluate_risk(m, matrices[str(m.base)], names, sys_index, qrels_irm, topic_list) for m in risk
+    ]
+
+    want_averages = perquery is False or perquery == "both"
+    averages = None
+    if want_averages:
+        averages = _averages(
+            pq, plain_names, names, topic_list, risk, results, sys_index, test, correction,
+            correction_alpha, round, dataframe, highlight,
+        )  # fmt: skip
+        if perquery is False:
+            return averages
+    per_query = _per_query(pq, plain_names, names, risk, results, round, dataframe)
+    if perquery == "both":
+        if dataframe:
+            from pyterrier._evaluation._rendering import EvaluationDataTuple
+
+            return EvaluationDataTuple(averages, per_query)
+        return averages, per_query
+    return per_query
+
+
+def _unique(items: Sequence[Any]) -> list[Any]:
+    out: list[Any] = []
+    for item in items:
+        if item not in out:
+            out.append(item)
+    return out
+
+
+def _resolve_system_index(ref: Any, names: list[str], what: str) -> int:
+    if isinstance(ref, bool) or not isinstance(ref, (int, np.integer, str)):
+        raise TypeError(f"{what} must be a system name or index, got {ref!r}")
+    if isinstance(ref, str):
+        if ref not in names:
+            raise ValueError(f"unknown {what} {ref!r}: the listed systems are {names}")
+        return names.index(ref)
+    if not 0 <= int(ref) < len(names):
+        raise ValueError(f"{what} index {ref} out of range: there are {len(names)} systems")
+    return int(ref)
+
+
+def _baseline_vector(
+    m: RiskMeasure,
+    matrix: pd.DataFrame,
+    names: list[str],
+    default: int | None,
+    qrels_irm: pd.DataFrame,
+    topic_list: list[str],
+) -> tuple[pd.Series, int | None]:
+    """Per-topic baseline scores of a URisk/TRisk measure, and the row index if it is a system."""
+    from ._baselines import baseline_scores
+
+    ref = m.baseline
+    if ref is None:
+        if default is None:
+            raise ValueError(f"{m!r} needs a baseline: give baseline= in the measure or in Experiment()")
+        return matrix.iloc[default], default
+    if isinstance(ref, (int, np.integer)) and not isinstance(ref, bool):
+        idx = _resolve_system_index(ref, names, f"baseline of {m!r}")
+        return matrix.iloc[idx], idx
+    if isinstance(ref, str) and ref in names:
+        return matrix.loc[ref], names.index(ref)
+    if isinstance(ref, str) and ref in AGGREGATE_BASELINES:
+        pool = m.params.get("pool")
+        if pool is None:
+            rows = names
+        else:
+            rows = [names[_resolve_system_index(p, names, f"pool of {m!r}")] for p in pool]
+        return baseline_scores(matrix.loc[_unique(rows)], ref).reindex(topic_list), None
+    if isinstance(ref, str) and not os.path.isfile(ref):
+        raise ValueError(
+            f"unknown baseline {ref!r} of {m!r}: not a listed system ({names}), "
+            f"not one of {AGGREGATE_BASELINES}, and not an existing run file"
+        )
+    who = f"baseline run {ref!r}" if isinstance(ref, str) else f"baseline run of {m!r}"
+    return topic_scores(m.base, qrels_irm, _baseline_run(ref), who).reindex(topic_list), None
+
+
+def _evaluate_risk(
+    m: RiskMeasure,
+    matrix: pd.DataFrame,
+    names: list[str],
+    default: int | None,
+    qrels_irm: pd.DataFrame,
+    topic_list: list[str],
+) -> dict[str, Any]:
+    """Aggregate value(s) and per-topic components of one risk measure for every system."""
+    import pandas as pd
+
+    from ._trisk import trisk
+    from ._urisk import urisk
+    from ._zrisk import georisk, z_scores, zrisk
+
+    if not m.USES_BASELINE:
+        if len(names) < 2:
+            raise ValueError(f"{m!r} needs at least two systems (it uses every listed system as a baseline)")
+        func = zrisk if m.NAME == "ZRisk" else georisk
+        z = z_scores(matrix)
+        return {"value": func(matrix, m.alpha).reindex(names), "components": {"z": z}}
+
+    b, base_row = _baseline_vector(m, matrix, names, default, qrels_irm, topic_list)
+    delta = matrix.to_numpy() - b.to_numpy()[None, :]
+    x = pd.DataFrame(np.where(delta < 0, (1.0 + m.alpha) * delta, delta), index=names, columns=topic_list)
+    if m.NAME == "URisk":
+        values = pd.Series({n: urisk(matrix.loc[n], b, m.alpha) for n in names}, dtype=float)
+        return {"value": values, "components": {"": x}}
+    if len(topic_list) < 2:
+        raise ValueError(f"{m!r} needs at least two topics (it estimates a standard error)")
+    vals, pvals = {}, {}
+    t_r = pd.DataFrame(np.nan, index=names, columns=topic_list)
+    t_j = t_r.copy()
+    for i, n in enumerate(names):
+        if i == base_row:  # a system against itself: no risk, no test
+            vals[n] = pvals[n] = np.nan
+            continue
+        res = trisk(matrix.loc[n], b, m.alpha, se=m.params.get("se", "parametric"))
+        vals[n], pvals[n] = res.trisk, res.p_value
+        t_r.loc[n] = np.asarray(res.t_r, dtype=float)
+        t_j.loc[n] = np.asarray(res.t_j, dtype=float)
+    return {
+        "value": pd.Series(vals, dtype=float),
+        "p_value": pd.Series(pvals, dtype=float),
+        "components": {"x": x, "T_R": t_r, "T_J": t_j},
+    }
+
+
+def _round(value: float, column: str, round_: int | dict[str, int] | None) -> float:
+    if isinstance(round_, int):
+        return float(np.round(value, round_))
+    if isinstance(round_, dict) and column in round_:
+        return float(np.round(value, round_[column]))
+    return value
+
+
+def _averages(
+    pq: pd.DataFrame,
+    plain_names: list[str],
+    names: list[str],
+    topic_list: list[str],
+    risk: list[RiskMeasure],
+    results: list[dict[str, Any]],
+    sys_index: int | None,
+    test: Any,
+    correction: str | None,
+    correction_alpha: float,
+    round_: int | dict[str, int] | None,
+    dataframe: bool,
+    highlight: str | None,
+) -> Any:
+    """The ordinary table rendered by PyTerrier, with the risk columns appended."""
+    from pyterrier._evaluation._rendering import RenderFromPerQuery
+    from scipy import stats
+
+    if test == "t":
+        test_fn = stats.ttest_rel
+    elif test == "wilcoxon":
+        test_fn = stats.wilcoxon
+    elif callable(test):
+        test_fn = test
+    else:
+        raise ValueError(f"Unknown test function name {test!r}")
+    if correction is not None and sys_index is None:
+        raise ValueError("Requested multiple testing correction, but no baseline was specified.")
+
+    renderer = RenderFromPerQuery(
+        names, baseline=sys_index, test_fn=test_fn, correction=correction,
+        correction_alpha=correction_alpha, round=round_, precompute_time=0,
+    )  # fmt: skip
+    rows = pq[pq["measure"].isin(set(plain_names)) & pq["qid"].isin(set(topic_list))]
+    per_system: dict[str, dict[str, dict[str, float]]] = {n: {q: {} for q in topic_list} for n in names}
+    for name, qid, measure, value in rows[["name", "qid", "measure", "value"]].itertuples(index=False):
+        per_system[name][qid][measure] = value
+    for i, n in enumerate(names):
+        renderer.add_metrics(i, per_system[n], 0.0)
+
+    risk_cols: dict[str, list[float]] = {}
+    for m, res in zip(risk, results, strict=True):
+        col = repr(m)
+        risk_cols[col] = [_round(float(res["value"][n]), col, round_) for n in names]
+        if "p_value" in res:
+            pcol = f"{col} p-value"
+            risk_cols[pcol] = [_round(float(res["p_value"][n]), pcol, round_) for n in names]
+
+    if not dataframe:
+        table = renderer.averages(dataframe=False) if plain_names else {n: {} for n in names}
+        for i, n in enumerate(names):
+            for col, values in risk_cols.items():
+                table[n][col] = values[i]
+        return table
+
+    import pandas as pd
+
+    table = renderer.averages(dataframe=True) if plain_names else pd.DataFrame({"name": names})
+    for col, values in risk_cols.items():
+        table[col] = values
+    if highlight in ("bold", "color", "colour"):
+        from pyterrier._evaluation import _rendering
+
+        col_type = {}
+        for col in table.columns[1:]:
+            if col.endswith(("p-value", "reject", "corrected")):
+                continue
+            col_type[col] = "-" if col.endswith(" -") else "+"
+        styler = _rendering._bold_cols if highlight == "bold" else _rendering._color_cols
+        return table.style.apply(styler, axis=0, col_type=col_type)
+    return table
+
+
+def _per_query(
+    pq: pd.DataFrame,
+    plain_names: list[str],
+    names: list[str],
+    risk: list[RiskMeasure],
+    results: list[dict[str, Any]],
+    round_: int | dict[str, int] | None,
+    dataframe: bool,
+) -> Any:
+    """PyTerrier's long per-query table with the risk components appended."""
+    import pandas as pd
+
+    frames = [pq[pq["measure"].isin(set(plain_names))][["name", "qid", "measure", "value"]]]
+    for m, res in zip(risk, results, strict=True):
+        for component, matrix in res["components"].items():
+            label = f"{m!r} {component}" if component else repr(m)
+            wide = matrix.reindex(names).rename_axis(index="name", columns=None).reset_index()
+            frame = wide.melt(id_vars="name", var_name="qid", value_name="value").assign(measure=label)
+            frames.append(frame[["name", "qid", "measure", "value"]])
+    out = pd.concat(frames, ignore_index=True)
+    if isinstance(round_, int):
+        out["value"] = out["value"].round(round_)
+    out = out.sort_values(["name", "qid"], kind="stable").reset_index(drop=True)
+    if dataframe:
+        return out
+    nested: dict[int, dict[str, dict[str, float]]] = {}
+    index = {n: i for i, n in enumerate(names)}
+    for name, qid, measure, value in out.itertuples(index=False):
+        nested.setdefault(index[name], {}).setdefault(qid, {})[measure] = value
+    return nested

@@ -1,0 +1,481 @@
+"""Risk-sensitive measures as ``ir_measures`` measures: URisk, TRisk, ZRisk and GeoRisk.
+
+Each measure wraps a *base* measure (any ``ir_measures`` measure: ``nDCG@20``, ``ERR@20``, ``AP``, ...)
+and turns its per-topic scores into a risk-sensitive score.  None of them is a plain per-query
+mean over one run, so ``pt.Experiment`` cannot evaluate them in general; use
+:func:`pyterrier_risk.Experiment`, which sees all listed systems at once.  The one exception is
+:class:`URisk` against an *external* baseline run (a DataFrame or a TREC run file): its value is the
+mean over topics of a per-topic term, so it also works in plain ``pt.Experiment``.
+
+Names parse with ``ir_measures.parse_measure``.  The stock parser accepts only keyword arguments with
+literal values, so importing this module extends it (additively: every string the stock parser
+accepts parses exactly as before) to accept a nested base measure given positionally, and negative
+numbers inside literals (``nDCG(gains={-2:0,...})@20``)::
+
+    URisk(nDCG@20,alpha=5,baseline='BM25')
+    URisk(base='nDCG@20',alpha=5,baseline='BM25')      # also accepted by the stock parser
+"""
+
+from __future__ import annotations
+
+import ast
+import functools
+import math
+import numbers
+import os
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, Any
+
+import ir_measures
+from ir_measures import Metric
+from ir_measures.measures import Measure, ParamInfo, register
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+__all__ = ["URisk", "TRisk", "ZRisk", "GeoRisk", "parse_measure", "RiskMeasure"]
+
+AGGREGATE_BASELINES = ("mean", "median", "max")
+_RUN_INPUTS = ["query_id", "doc_id", "score"]
+_QREL_INPUTS = ["query_id", "doc_id", "relevance"]
+
+
+def _num_repr(value: float) -> str:
+    value = float(value)
+    return str(int(value)) if value.is_integer() else repr(value)
+
+
+def _frame_digest(frame: pd.DataFrame) -> str:
+    import hashlib
+
+    import pandas as pd
+
+    cols = [c for c in ("qid", "query_id", "docno", "doc_id", "score") if c in frame.columns]
+    hashed = pd.util.hash_pandas_object(frame[cols].reset_index(drop=True), index=False).to_numpy()
+    return hashlib.sha1(hashed.tobytes()).hexdigest()[:8]
+
+
+class RiskMeasure(Measure):
+    """Common machinery of the risk-sensitive measures (parameter checks, canonical ``repr``).
+
+    The base measure is the first (positional) argument: ``URisk(nDCG@20, alpha=5, baseline='BM25')``.
+    Parameters are checked when the measure is built: a negative or non-finite ``alpha``, an
+    unknown parameter or a base that is not an ``ir_measures`` measure raise ``ValueError`` /
+    ``TypeError`` immediately.  ``repr`` is canonical: the base first, then the other parameters
+    sorted by name, defaults omitted, ``alpha=5`` and ``alpha=5.0`` written alike, so two spellings
+    of one measure are equal (``ir_measures`` compares measures by ``repr``).
+    """
+
+    AT_PARAM = "cutoff"  # not supported: URisk(...)@10 fails validation, the cutoff belongs to the base
+    RUN_INPUTS = _RUN_INPUTS
+    QREL_INPUTS = _QREL_INPUTS
+    #: whether the measure is computed against a single baseline (URisk/TRisk) or all systems
+    USES_BASELINE = True
+
+    def __init__(self, **params: Any):
+        super().__init__(**self._normalise(params))
+
+    def __call__(self, base: Any = None, /, **kwargs: Any) -> RiskMeasure:
+        """Return a copy with ``base`` (positional) and/or keyword parameters replaced."""
+        params = dict(self.params)
+        if base is not None:
+            if "base" in kwargs:
+                raise TypeError(f"{self.NAME}: base measure given twice")
+            kwargs["base"] = base
+        params.update(kwargs)
+        return type(self)(**params)
+
+    # -- parameters -------------------------------------------------------------------------------
+    def _normalise(self, params: dict[str, Any]) -> dict[str, Any]:
+        unknown = sorted(set(params) - set(self.SUPPORTED_PARAMS))
+        if unknown:
+            raise TypeError(
+                f"{self.NAME}: unknown parameter(s) {unknown}; supported: {sorted(self.SUPPORTED_PARAMS)}"
+            )
+        out = dict(params)
+        if "base" in out:
+            base = out["base"]
+            if isinstance(base, str):
+                base = parse_measure(base)
+            if not isinstance(base, Measure):
+                raise TypeError(
+                    f"{self.NAME}: base must be an ir_measures measure (e.g. nDCG@20), got {base!r}"
+                )
+            if isinstance(base, RiskMeasure):
+                raise TypeError(f"{self.NAME}: the base measure cannot itself be a risk measure ({base!r})")
+            out["base"] = base
+        if "alpha" in out:
+            alpha = out["alpha"]
+            if isinstance(alpha, bool) or not isinstance(alpha, numbers.Real):
+                raise TypeError(f"{self.NAME}: alpha must be a number, got {alpha!r}")
+            alpha = float(alpha)
+            if not math.isfinite(alpha) or alpha < 0:
+                raise ValueError(f"{self.NAME}: alpha must be a finite number >= 0, got {alpha!r}")
+            out["alpha"] = alpha
+        if "se" in out and out["se"] not in ("parametric", "jackknife"):
+            raise ValueError(f"{self.NAME}: se must be 'parametric' or 'jackknife', got {out['se']!r}")
+        if "baseline" in out:
+            out["baseline"] = self._check_baseline(out["baseline"])
+        if "pool" in out:
+            pool = out["pool"]
+            if isinstance(pool, (str, int)):
+                pool = (pool,)
+            if not isinstance(pool, (list, tuple)) or not pool:
+                raise TypeError(f"{self.NAME}: pool must be a non-empty list of system names or indices")
+            for p in pool:
+                if isinstance(p, bool) or not isinstance(p, (str, int)):
+                    raise TypeError(f"{self.NAME}: pool entries must be system names or indices, got {p!r}")
+            out["pool"] = tuple(pool)
+            if out.get("baseline") not in AGGREGATE_BASELINES:
+                raise ValueError(
+                    f"{self.NAME}: pool= selects the systems of an aggregate baseline; "
+                    f"it needs baseline='mean', 'median' or 'max' (got baseline={out.get('baseline')!r})"
+                )
+        return out
+
+    def _check_baseline(self, baseline: Any) -> Any:
+        if baseline is None:
+            return None
+        if isinstance(baseline, os.PathLike):
+            return os.fspath(baseline)
+        if isinstance(baseline, bool):
+            raise TypeError(f"{self.NAME}: baseline must be a system name or index, got {baseline!r}")
+        if isinstance(baseline, int):
+            if baseline < 0:
+                raise ValueError(f"{self.NAME}: baseline index must be >= 0, got {baseline}")
+            return baseline
+        if isinstance(baseline, str):
+            if not baseline:
+                raise ValueError(f"{self.NAME}: empty baseline name")
+            return baseline
+        try:
+            import pandas as pd
+        except ImportError:  # pragma: no cover
+            pd = None
+        if pd is not None and isinstance(baseline, pd.DataFrame):
+            qcol = "qid" if "qid" in baseline.columns else "query_id"
+            dcol = "docno" if "docno" in baseline.columns else "doc_id"
+            missing = [c for c in (qcol, dcol, "score") if c not in baseline.columns]
+            if missing:
+                raise ValueError(
+                    f"{self.NAME}: a baseline run DataFrame needs columns qid, docno, score; "
+                    f"missing {missing}"
+                )
+            return baseline
+        raise TypeError(
+            f"{self.NAME}: baseline must be a system name or index, 'mean'|'median'|'max', "
+            f"a run DataFrame or a TREC run file path; got {type(baseline).__name__}"
+        )
+
+    # -- representation ---------------------------------------------------------------------------
+    def _param_repr(self, v: Any) -> str:
+        if isinstance(v, float):
+            return _num_repr(v)
+        if isinstance(v, Measure):
+            return repr(v)
+        if isinstance(v, tuple):
+            return "(" + ",".join(repr(x) for x in v) + ("," if len(v) == 1 else "") + ")"
+        if hasattr(v, "columns"):  # a run DataFrame: identify it by its content
+            return f"'<run {_frame_digest(v)}>'"
+        return repr(v)
+
+    def __repr__(self) -> str:
+        parts = []
+        if "base" in self.params:
+            parts.append(repr(self.params["base"]))
+        for key in sorted(self.params):
+            if key == "base":
+                continue
+            value = self.params[key]
+            default = self.SUPPORTED_PARAMS[key].default
+            if value is None or (not hasattr(value, "columns") and value == default):
+                continue
+            parts.append(f"{key}={self._param_repr(value)}")
+        return f"{self.NAME}({','.join(parts)})" if parts else str(self.NAME)
+
+    # -- accessors --------------------------------------------------------------------------------
+    @property
+    def base(self) -> Measure:
+        """The base measure whose per-topic scores are compared."""
+        if "base" not in self.params:
+            raise ValueError(f"{self!r} has no base measure; write e.g. {self.NAME}(nDCG@20)")
+        return self.params["base"]
+
+    @property
+    def alpha(self) -> float:
+        """Risk-aversion α >= 0 (losses weigh 1 + α)."""
+        return float(self.params.get("alpha", 0.0))
+
+    @property
+    def baseline(self) -> Any:
+        """The baseline as given (None: the ``baseline=`` of the Experiment)."""
+        return self.params.get("baseline")
+
+    def runtime_impl(self, qrels: pd.DataFrame, run: pd.DataFrame) -> Iterator[Metric]:
+        """Raise: this measure needs all systems at once (use ``pyterrier_risk.Experiment``)."""
+        raise ValueError(
+            f"{self!r} is not a per-topic mean of one run, so ir_measures/pt.Experiment cannot compute it; "
+            "evaluate it with pyterrier_risk.Experiment, which sees all listed systems"
+        )
+
+
+_BASE = ParamInfo(dtype=Measure, required=True, desc="base measure whose per-topic scores are compared")
+_ALPHA = ParamInfo(dtype=(int, float), default=0.0, desc="risk aversion α >= 0: a loss weighs 1 + α")
+_BASELINE = ParamInfo(
+    dtype=None,
+    default=None,
+    desc="baseline: a listed system's name or index, 'mean'|'median'|'max' over the listed systems "
+    "(or pool), a run DataFrame or a TREC run file path; None: the Experiment's baseline",
+)
+_POOL = ParamInfo(
+    dtype=tuple, default=None, desc="names or indices of the systems an aggregate baseline is taken over"
+)
+
+
+class _URisk(RiskMeasure):
+    r"""URisk, the risk-reward tradeoff of Wang, Bennett and Collins-Thompson (SIGIR 2012, eq. 4).
+
+    With :math:`\Delta_i = s_i - b_i` the per-topic difference between the system's and the
+    baseline's base-measure scores over the :math:`c` topics of the qrels,
+
+    .. math::
+        U_{Risk} = \frac{1}{c}\Big[\sum_{\Delta_i > 0} \Delta_i
+                   + (1+\alpha)\sum_{\Delta_i < 0} \Delta_i\Big]
+
+    Higher is better; at α = 0 it is the mean difference.  Against an external baseline run it is
+    a mean of per-topic terms and also works in plain ``pt.Experiment``.
+    """
+
+    __name__ = "URisk"
+    NAME = __name__
+    PRETTY_NAME = "URisk"
+    SHORT_DESC = "Risk-reward tradeoff against a baseline: mean gain with losses weighted by 1 + alpha."
+    SUPPORTED_PARAMS = {"base": _BASE, "alpha": _ALPHA, "baseline": _BASELINE, "pool": _POOL}
+
+    def runtime_impl(self, qrels: pd.DataFrame, run: pd.DataFrame) -> Iterator[Metric]:
+        """Per-topic URisk terms against an external baseline run (their mean is URisk)."""
+        import numpy as np
+
+        from ._topics import topic_scores
+
+        baseline = self.baseline
+        if baseline is None or isinstance(baseline, int) or (
+            isinstance(baseline, str) and not os.path.isfile(baseline)
+        ):
+            raise ValueError(
+                f"{self!r}: outside pyterrier_risk.Experiment the baseline must be a run DataFrame or an "
+                f"existing TREC run file (got {baseline!r}); a system's name, index or 'mean'|'median'|'max' "
+                "needs pyterrier_risk.Experiment"
+            )
+        base_run = _baseline_run(baseline)
+        s = topic_scores(self.base, qrels, run, "the evaluated run")
+        b = topic_scores(self.base, qrels, base_run, f"{self!r} baseline run")
+        delta = s.to_numpy() - b.to_numpy()
+        terms = np.where(delta < 0, (1.0 + self.alpha) * delta, delta)
+        for qid, value in zip(s.index, terms, strict=True):
+            yield Metric(qid, self, float(value))
+
+
+@functools.lru_cache(maxsize=8)
+def _read_run_cached(path: str, mtime: float) -> pd.DataFrame:
+    from ._io import read_run
+
+    return read_run(path)
+
+
+def _baseline_run(baseline: Any) -> pd.DataFrame:
+    """The baseline run in ir_measures' column names (query_id, doc_id, score)."""
+    if isinstance(baseline, str):
+        frame = _read_run_cached(baseline, os.path.getmtime(baseline))
+    else:
+        frame = baseline
+    frame = frame.rename(columns={"qid": "query_id", "docno": "doc_id"})
+    frame = frame.assign(query_id=frame["query_id"].astype(str), doc_id=frame["doc_id"].astype(str))
+    return frame[["query_id", "doc_id", "score"]]
+
+
+class _TRisk(RiskMeasure):
+    r"""TRisk, the studentised URisk of Dinçer, Macdonald and Ounis (SIGIR 2014, §4).
+
+    .. math:: T_{Risk} = \frac{U_{Risk}}{SE(U_{Risk})}, \qquad SE = s_x / \sqrt{c}
+
+    where :math:`x_i` are the α-weighted per-topic differences and :math:`s_x` their sample
+    standard deviation (``se='parametric'``) or the jackknife estimate (``se='jackknife'``).
+    ``|TRisk| > 2`` indicates a significant difference; :func:`pyterrier_risk.Experiment` also
+    reports the two-sided p-value (Student's t, c − 1 degrees of freedom).  At α = 0 TRisk is the
+    paired t statistic.
+    """
+
+    __name__ = "TRisk"
+    NAME = __name__
+    PRETTY_NAME = "TRisk"
+    SHORT_DESC = "URisk over its standard error: a paired t-statistic with losses weighted by 1 + alpha."
+    SUPPORTED_PARAMS = {
+        "base": _BASE,
+        "alpha": _ALPHA,
+        "baseline": _BASELINE,
+        "pool": _POOL,
+        "se": ParamInfo(
+            dtype=str,
+            choices=["parametric", "jackknife"],
+            default="parametric",
+            desc="standard error estimate: 'parametric' (s_x / sqrt(c)) or 'jackknife'",
+        ),
+    }
+
+
+class _ZRisk(RiskMeasure):
+    r"""ZRisk of Dinçer, Macdonald and Ounis (SIGIR 2016, eqs. 4–5): every listed system is a baseline.
+
+    Over the systems × topics matrix :math:`x_{ij}` with row sums :math:`S_i`, column sums
+    :math:`T_j` and total :math:`N`, :math:`e_{ij} = S_i T_j / N` and
+    :math:`z_{ij} = (x_{ij} - e_{ij}) / \sqrt{e_{ij}}`;
+
+    .. math:: Z_{Risk}(i) = \sum_{z_{ij} > 0} z_{ij} + (1+\alpha) \sum_{z_{ij} < 0} z_{ij}
+    """
+
+    __name__ = "ZRisk"
+    NAME = __name__
+    PRETTY_NAME = "ZRisk"
+    SHORT_DESC = "Risk against all listed systems at once, from the chi-square standardised residuals."
+    SUPPORTED_PARAMS = {"base": _BASE, "alpha": _ALPHA}
+    USES_BASELINE = False
+
+
+class _GeoRisk(RiskMeasure):
+    r"""GeoRisk of Dinçer, Macdonald and Ounis (SIGIR 2016, eq. 7).
+
+    .. math:: GeoRisk(i) = \sqrt{\frac{S_i}{c} \cdot \Phi\big(Z_{Risk}(i) / c\big)}
+
+    the geometric mean of the mean effectiveness and the normal CDF of the size-normalised ZRisk;
+    in [0, 1], higher is better.
+    """
+
+    __name__ = "GeoRisk"
+    NAME = __name__
+    PRETTY_NAME = "GeoRisk"
+    SHORT_DESC = "Geometric mean of mean effectiveness and the normal CDF of ZRisk / c."
+    SUPPORTED_PARAMS = {"base": _BASE, "alpha": _ALPHA}
+    USES_BASELINE = False
+
+
+URisk = _URisk()
+TRisk = _TRisk()
+ZRisk = _ZRisk()
+GeoRisk = _GeoRisk()
+
+for _m in (URisk, TRisk, ZRisk, GeoRisk):
+    if _m.NAME not in ir_measures.measures.registry:
+        register(_m)
+
+_RISK_NAMES = frozenset(m.NAME for m in (URisk, TRisk, ZRisk, GeoRisk))
+
+
+# -- parsing ---------------------------------------------------------------------------------------
+_PARSE_HELP = "must look like Measure(k1=v1,...)@c, or Risk(BaseMeasure@c,k1=v1,...) for a risk measure"
+
+
+def _node_to_value(node: ast.expr) -> Any:
+    try:
+        return ast.literal_eval(node)
+    except ValueError:
+        return _node_to_measure(node)
+
+
+def _node_to_measure(node: ast.expr) -> Measure:
+    at_param = None
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.MatMult):
+        at_param = ast.literal_eval(node.right)
+        node = node.left
+    args: dict[str, Any] = {}
+    positional: list[ast.expr] = []
+    if isinstance(node, ast.Call):
+        positional = list(node.args)
+        for keyword in node.keywords:
+            if keyword.arg is None:
+                raise ValueError(f"cannot parse measure: ** arguments are not allowed; {_PARSE_HELP}")
+            args[keyword.arg] = _node_to_value(keyword.value)
+        node = node.func
+    if not isinstance(node, ast.Name):
+        raise ValueError(f"cannot parse measure: unexpected expression; {_PARSE_HELP}")
+    name = node.id
+    if name not in ir_measures.measures.registry:
+        raise NameError(f"measure not found: {name}")
+    proto = ir_measures.measures.registry[name]
+    if positional:
+        if not isinstance(proto, RiskMeasure) or len(positional) > 1:
+            raise ValueError(f"cannot parse measure {name}: only a risk measure's base may be positional")
+        if "base" in args:
+            raise ValueError(f"cannot parse measure {name}: base measure given twice")
+        args["base"] = _node_to_measure(positional[0])
+    if at_param is not None:
+        args[proto.AT_PARAM] = at_param
+    return proto(**args)
+
+
+def parse_measure(measure: str | Measure) -> Measure:
+    """Parse a measure name, including nested risk measures such as ``URisk(nDCG@20,alpha=5)``.
+
+    Accepts everything :func:`ir_measures.parse_measure` accepts, plus a positional base measure for
+    the risk measures and negative numbers in literals (``nDCG(gains={-2:0,0:0,1:1})@20``).
+
+    Args:
+        measure: the measure's name (or a measure, returned unchanged).
+
+    Returns:
+        The measure object.
+
+    Raises:
+        ValueError: if the text is not a measure expression.
+        NameError: if a measure name is not registered.
+    """
+    if isinstance(measure, Measure):
+        return measure
+    if not isinstance(measure, str):
+        raise TypeError(f"a measure name must be a str, got {type(measure).__name__}")
+    try:
+        node = ast.parse(measure.strip(), mode="eval").body
+    except SyntaxError as e:
+        raise ValueError(f"cannot parse measure {measure!r}: {e.msg}; {_PARSE_HELP}") from None
+    return _node_to_measure(node)
+
+
+def _top_name(measure: str) -> str | None:
+    try:
+        node = ast.parse(measure.strip(), mode="eval").body
+    except SyntaxError:
+        return None
+    if isinstance(node, ast.BinOp):
+        node = node.left
+    if isinstance(node, ast.Call):
+        node = node.func
+    return node.id if isinstance(node, ast.Name) else None
+
+
+def _install_parser() -> None:
+    """Extend ``ir_measures.parse_measure`` (strictly additively) with the nested syntax above."""
+    original = ir_measures.util.parse_measure
+    if getattr(original, "_pyterrier_risk", False):
+        return
+
+    @functools.wraps(original)
+    def parse_measure_with_risk(measure):  # noqa: ANN001, ANN202 - mirrors ir_measures' signature
+        try:
+            return original(measure)
+        except (ValueError, NameError) as stock_error:
+            if not isinstance(measure, str):
+                raise
+            if _top_name(measure) in _RISK_NAMES:
+                return parse_measure(measure)  # our error messages are the relevant ones here
+            try:
+                return parse_measure(measure)
+            except (ValueError, NameError, TypeError):
+                raise stock_error from None
+
+    parse_measure_with_risk._pyterrier_risk = True  # type: ignore[attr-defined]
+    parse_measure_with_risk.__wrapped__ = original  # type: ignore[attr-defined]
+    ir_measures.util.parse_measure = parse_measure_with_risk
+    ir_measures.parse_measure = parse_measure_with_risk
+
+
+_install_parser()
