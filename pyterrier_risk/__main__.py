@@ -1,0 +1,8 @@
+"""``python -m pyterrier_risk``: the ``pyterrier-risk`` command."""
+
+import sys
+
+from ._cli import main
+
+if __name__ == "__main__":
+    sys.exit(main())

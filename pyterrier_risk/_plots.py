@@ -1,0 +1,333 @@
+"""The plots of the risk-sensitive evaluation papers, one call each.
+
+* :func:`plot_risk_gain` — risk vs. gain trade-off curves over α (Wang et al., SIGIR 2012, Fig. 2);
+* :func:`plot_helped_hurt` — helped–hurt histograms of per-topic changes over a baseline (2012, Figs. 1
+  and 3);
+* :func:`plot_georisk_alpha` — GeoRisk of every system as α grows (Dinçer et al., SIGIR 2016, Figs. 2–3);
+* :func:`plot_topic_tj` — per-topic standardised jackknife bias T_J with ±2 lines (Dinçer et al.,
+  SIGIR 2014, Fig. 2).
+
+matplotlib is imported inside each function and figures are built with :class:`matplotlib.figure.Figure`
+directly (no ``pyplot`` state, no GUI backend), so the functions work in headless processes and threads.
+Each returns the Figure and, when ``path`` is given, also saves it as a PNG.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import pandas as pd
+
+if TYPE_CHECKING:  # pragma: no cover
+    from matplotlib.figure import Figure
+
+DEFAULT_ALPHAS: tuple[float, ...] = tuple(float(a) for a in np.linspace(0.0, 10.0, 21))
+
+
+def _new_figure(width: float, height: float) -> Figure:
+    try:
+        from matplotlib.figure import Figure
+    except ModuleNotFoundError as e:  # pragma: no cover - depends on the environment
+        raise ModuleNotFoundError(
+            "plots need matplotlib: pip install 'pyterrier-risk[plots]'", name=e.name) from e
+    return Figure(figsize=(width, height), layout="constrained")
+
+
+def _finish(fig: Figure, path: str | os.PathLike | None, dpi: int = 120) -> Figure:
+    if path is not None:
+        path = Path(path)
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            fig.savefig(path, format="png", dpi=dpi)
+        except OSError as e:
+            raise OSError(e.errno, f"cannot write plot to {path}: {e.strerror or e}") from e
+    return fig
+
+
+def _as_series(values: Any, what: str) -> pd.Series:
+    if isinstance(values, pd.Series):
+        s = values
+    elif isinstance(values, Mapping):
+        s = pd.Series(values)
+    else:
+        arr = np.asarray(values, dtype=float)
+        if arr.ndim != 1:
+            raise ValueError(f"{what}: expected one value per topic (1-d), got shape {arr.shape}")
+        s = pd.Series(arr)
+    s = s.astype(float)
+    if s.isna().any():
+        raise ValueError(f"{what}: contains NaN for topic(s) {list(s.index[s.isna()])[:5]}")
+    return s
+
+
+def _named_series(values: Any, what: str) -> dict[str, pd.Series]:
+    """A Series/array (one unnamed entry) or a mapping name -> Series, as an ordered dict."""
+    if isinstance(values, Mapping) and values and all(
+            isinstance(v, (pd.Series, np.ndarray, list, tuple)) for v in values.values()):
+        return {str(k): _as_series(v, f"{what}[{k!r}]") for k, v in values.items()}
+    if isinstance(values, pd.DataFrame):
+        return {str(c): _as_series(values[c], f"{what}[{c!r}]") for c in values.columns}
+    s = _as_series(values, what)
+    return {str(s.name) if s.name is not None else "": s}
+
+
+def plot_risk_gain(points: pd.DataFrame, *, curve: str = "name", x: str = "risk", y: str = "gain",
+                   label: str | None = "alpha", path: str | os.PathLike | None = None,
+                   title: str | None = None, xlabel: str = "Risk (mean loss vs. baseline)",
+                   ylabel: str = "Gain (Reward − Risk)") -> Figure:
+    """Risk–gain trade-off curves (Wang et al., SIGIR 2012, Fig. 2).
+
+    Each row of ``points`` is one model evaluated against the baseline: ``Risk = (1/c) Σ max(0, b_i − r_i)``
+    (eq. 1) on the x axis and ``Gain = Reward − Risk = (1/c) Σ (r_i − b_i)`` on the y axis. Rows sharing
+    a ``curve`` value (e.g. one learner trained with α = 0, 1, 5, 10) are joined in ``label`` order into a
+    line and annotated with their ``label`` (α); a curve with one row is a single point (e.g. a fixed run).
+    A model up and to the left dominates.
+
+    Args:
+        points: one row per point, with columns ``curve``, ``x``, ``y`` and optionally ``label``
+            (e.g. the ``as_dict()`` of :func:`pyterrier_risk.risk_reward` plus ``name`` and ``alpha``).
+        curve: column naming the curve a point belongs to.
+        x: column for the x axis (risk).
+        y: column for the y axis (gain).
+        label: column used to order and annotate the points of a curve (``None``: no annotation).
+        path: save the figure as PNG there.
+        title: figure title.
+        xlabel: x axis label.
+        ylabel: y axis label.
+
+    Returns:
+        The matplotlib Figure.
+    """
+    if not isinstance(points, pd.DataFrame):
+        raise TypeError(f"points: expected a DataFrame, got {type(points).__name__}")
+    needed = [c for c in (curve, x, y) + ((label,) if label else ()) if c not in points.columns]
+    if needed:
+        raise ValueError(f"points: missing column(s) {needed}; has {list(points.columns)}")
+    if points.empty:
+        raise ValueError("points: no rows to plot")
+    fig = _new_figure(6.0, 4.5)
+    ax = fig.add_subplot()
+    for name, group in points.groupby(curve, sort=False):
+        if label:
+            group = group.sort_values(label, kind="stable")
+        style = "o-" if len(group) > 1 else "s"
+        ax.plot(group[x].to_numpy(float), group[y].to_numpy(float), style, label=str(name), markersize=5)
+        if label and len(group) > 1:
+            for _, row in group.iterrows():
+                ax.annotate(f"{row[label]:g}" if isinstance(row[label], (int, float)) else str(row[label]),
+                            (row[x], row[y]), textcoords="offset points", xytext=(4, 4), fontsize=7)
+    ax.axhline(0.0, color="grey", linewidth=0.8, linestyle=":")
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    ax.set_title(title or (f"Risk–gain trade-off (labels: {label})" if label else "Risk–gain trade-off"))
+    ax.grid(True, alpha=0.3)
+    ax.legend(fontsize=7, loc="best")
+    return _finish(fig, path)
+
+
+def helped_hurt_counts(scores: Any, baseline: Any, *, bin_width: float = 0.1,
+                       relative: bool = False) -> pd.DataFrame:
+    """Counts of topics per change bin, the data behind :func:`plot_helped_hurt`.
+
+    The per-topic change is ``Δ_i = r_i − b_i`` (or ``(r_i − b_i)/b_i`` with ``relative=True``, topics with
+    ``b_i = 0`` then dropped). Bins are ``[kw, (k+1)w)`` for Δ < 0 and ``((k−1)w, kw]`` for Δ > 0, so no
+    bin straddles zero; ties (Δ = 0) are counted separately, as the 2012 paper leaves them out of wins and
+    losses (§5.5, footnote 3).
+
+    Args:
+        scores: per-topic scores of one system (Series indexed by topic) or a mapping name -> Series.
+        baseline: per-topic baseline scores (Series indexed by topic, aligned by label).
+        bin_width: width of the bins on the Δ scale.
+        relative: use relative change.
+
+    Returns:
+        A DataFrame indexed by bin (``"[-0.2,-0.1)"`` style labels, in order), one column per system,
+        with the tie counts in ``df.attrs["ties"]`` (name -> count).
+    """
+    if not bin_width > 0:
+        raise ValueError(f"bin_width must be > 0, got {bin_width}")
+    systems = _named_series(scores, "scores")
+    base = _as_series(baseline, "baseline")
+    deltas: dict[str, np.ndarray] = {}
+    for name, s in systems.items():
+        if isinstance(s.index, pd.RangeIndex) and isinstance(base.index, pd.RangeIndex):
+            if len(s) != len(base):
+                raise ValueError(f"scores {name!r} has {len(s)} topics, baseline has {len(base)}")
+        missing = s.index.difference(base.index)
+        if len(missing):
+            raise ValueError(f"baseline has no score for topic(s) {list(missing)[:5]} of {name!r}")
+        b = base.reindex(s.index).to_numpy(float)
+        d = s.to_numpy(float) - b
+        if relative:
+            keep = b != 0
+            d = d[keep] / b[keep]
+        deltas[name] = d
+    # round away float noise so that e.g. 0.3 - 0.2 lands in the bin it belongs to
+    scaled = {k: np.round(v / bin_width, 9) for k, v in deltas.items()}
+    finite = np.concatenate([v for v in scaled.values()] + [np.zeros(1)])
+    lo = int(min(math.floor(finite.min()), -1))
+    hi = int(max(math.ceil(finite.max()), 1))
+    labels = [f"[{k * bin_width:g},{(k + 1) * bin_width:g})" for k in range(lo, 0)]
+    labels += [f"({(k - 1) * bin_width:g},{k * bin_width:g}]" for k in range(1, hi + 1)]
+    counts = {}
+    ties = {}
+    for name, v in scaled.items():
+        neg = np.floor(v[v < 0]).astype(int) - lo  # bin k in [lo, -1] -> position k - lo
+        pos = np.ceil(v[v > 0]).astype(int) - 1 + (-lo)
+        c = np.bincount(np.concatenate([neg, pos]).astype(int), minlength=len(labels))
+        counts[name] = c[: len(labels)]
+        ties[name] = int(np.sum(v == 0))
+    out = pd.DataFrame(counts, index=pd.Index(labels, name="change"))
+    out.attrs["ties"] = ties
+    return out
+
+
+def plot_helped_hurt(scores: Any, baseline: Any, *, bin_width: float = 0.1, relative: bool = False,
+                     path: str | os.PathLike | None = None, title: str | None = None,
+                     measure: str = "effectiveness") -> Figure:
+    """Helped–hurt histogram of per-topic changes over a baseline (Wang et al., SIGIR 2012, Figs. 1, 3).
+
+    The mass left of zero is what the 2012 paper calls Risk (eq. 1, times the number of topics), the mass
+    right of zero Reward (eq. 2). Several systems (a mapping name -> scores, e.g. one learner per α as in
+    Fig. 3) are drawn as grouped bars. See :func:`helped_hurt_counts` for the binning.
+
+    Args:
+        scores: per-topic scores (Series indexed by topic) or a mapping name -> Series.
+        baseline: per-topic baseline scores.
+        bin_width: bin width on the change scale (0.1 = the paper's 10 NDCG points).
+        relative: histogram of relative change instead of absolute change.
+        path: save the figure as PNG there.
+        title: figure title.
+        measure: the measure's name, for the axis label.
+
+    Returns:
+        The matplotlib Figure.
+    """
+    counts = helped_hurt_counts(scores, baseline, bin_width=bin_width, relative=relative)
+    n_sys = counts.shape[1]
+    fig = _new_figure(max(6.0, 0.35 * len(counts) * max(1, n_sys) ** 0.5 + 2), 4.0)
+    ax = fig.add_subplot()
+    pos = np.arange(len(counts))
+    width = 0.8 / n_sys
+    zero = int(sum(lab.startswith("[") for lab in counts.index))  # first positive bin
+    for j, name in enumerate(counts.columns):
+        ties = counts.attrs["ties"][name]
+        lab = f"{name} ({ties} ties)" if name else f"{ties} ties"
+        ax.bar(pos - 0.4 + width * (j + 0.5), counts[name].to_numpy(), width=width, label=lab)
+    ax.axvline(zero - 0.5, color="black", linewidth=1.0)
+    ax.set_xticks(pos)
+    ax.set_xticklabels(list(counts.index), rotation=60, ha="right", fontsize=7)
+    kind = "Relative change" if relative else "Change"
+    ax.set_xlabel(f"{kind} in {measure} over the baseline (left: hurt, right: helped)")
+    ax.set_ylabel("Number of topics")
+    ax.set_title(title or "Helped–hurt histogram")
+    ax.legend(fontsize=7)
+    return _finish(fig, path)
+
+
+def georisk_curves(matrix: pd.DataFrame, alphas: Sequence[float] = DEFAULT_ALPHAS) -> pd.DataFrame:
+    """GeoRisk of every system for each α (rows: α, columns: systems), the data of :func:`plot_georisk_alpha`.
+
+    Args:
+        matrix: systems × topics effectiveness matrix.
+        alphas: the α values.
+
+    Returns:
+        A DataFrame indexed by α with one column per system.
+    """
+    from ._zrisk import georisk
+
+    if not isinstance(matrix, pd.DataFrame):
+        matrix = pd.DataFrame(np.asarray(matrix, dtype=float))
+    rows = {float(a): pd.Series(georisk(matrix, alpha=float(a)), index=matrix.index) for a in alphas}
+    out = pd.DataFrame(rows).T
+    out.index.name = "alpha"
+    return out
+
+
+def plot_georisk_alpha(matrix: pd.DataFrame, alphas: Sequence[float] = DEFAULT_ALPHAS, *,
+                       path: str | os.PathLike | None = None, title: str | None = None) -> Figure:
+    """GeoRisk of every system as α grows (Dinçer et al., SIGIR 2016, Figs. 2–3).
+
+    ``GeoRisk(s_i, α) = sqrt(Si/c · Φ(ZRisk(s_i, α)/c))`` (2016 eq. 7), computed with
+    :func:`pyterrier_risk.georisk` over all rows of ``matrix`` for each α; one line per system. A line that
+    drops fast as α grows marks a system whose losses, relative to what the other systems achieve on the
+    same topics, are large.
+
+    Args:
+        matrix: systems × topics effectiveness matrix (rows named by system).
+        alphas: α values for the x axis (default 0, 0.5, …, 10).
+        path: save the figure as PNG there.
+        title: figure title.
+
+    Returns:
+        The matplotlib Figure.
+    """
+    curves = georisk_curves(matrix, alphas)
+    fig = _new_figure(6.5, 4.5)
+    ax = fig.add_subplot()
+    markers = "os^vD<>phx*+"
+    for j, name in enumerate(curves.columns):
+        ax.plot(curves.index.to_numpy(float), curves[name].to_numpy(float), marker=markers[j % len(markers)],
+                markersize=3, label=str(name))
+    ax.set_xlabel("α")
+    ax.set_ylabel("GeoRisk")
+    ax.set_title(title or "GeoRisk vs. α")
+    ax.grid(True, alpha=0.3)
+    ax.legend(fontsize=7, loc="best", ncols=1 if curves.shape[1] <= 10 else 2)
+    return _finish(fig, path)
+
+
+def plot_topic_tj(t_j: Any, *, threshold: float = 2.0, path: str | os.PathLike | None = None,
+                  title: str | None = None, ncols: int = 2) -> Figure:
+    """Per-topic standardised jackknife bias T_J as bars (Dinçer et al., SIGIR 2014, Fig. 2).
+
+    ``T_J,i`` is topic i's standardised jackknife estimate of bias in URisk (see
+    :func:`pyterrier_risk.trisk`, attribute ``t_j``); losses are negative. Topics beyond ``±threshold``
+    (2 ≈ the 5% level) are significant losses/wins and are coloured; horizontal lines mark ``±threshold``.
+
+    Args:
+        t_j: per-topic T_J (Series indexed by topic), or a mapping panel title -> Series
+            (e.g. ``{"run A, α=0": ..., "run A, α=5": ...}``), one panel each.
+        threshold: where to draw the significance lines.
+        path: save the figure as PNG there.
+        title: figure title.
+        ncols: panels per row.
+
+    Returns:
+        The matplotlib Figure.
+    """
+    panels = _named_series(t_j, "t_j")
+    n = len(panels)
+    ncols = max(1, min(ncols, n))
+    nrows = math.ceil(n / ncols)
+    n_topics = max(len(s) for s in panels.values())
+    fig = _new_figure(max(5.0, min(16.0, 0.12 * n_topics + 2)) * ncols / 1.3, 2.8 * nrows + 0.5)
+    axes = fig.subplots(nrows, ncols, squeeze=False)
+    for ax, (name, s) in zip(axes.flat, panels.items(), strict=False):
+        v = s.to_numpy(float)
+        colors = np.where(v <= -threshold, "tab:red", np.where(v >= threshold, "tab:green", "tab:grey"))
+        ax.bar(np.arange(len(v)), v, color=colors, width=0.8)
+        for h in (-threshold, threshold):
+            ax.axhline(h, color="black", linewidth=0.8, linestyle="--")
+        ax.axhline(0.0, color="black", linewidth=0.5)
+        step = max(1, len(v) // 25)
+        ax.set_xticks(np.arange(0, len(v), step))
+        ax.set_xticklabels([str(t) for t in s.index[::step]], rotation=90, fontsize=6)
+        lim = 1.2 * max(threshold, float(np.max(np.abs(v))) if len(v) else 0.0)
+        ax.set_ylim(-lim, lim)
+        ax.set_ylabel("$T_J$")
+        if name:
+            ax.set_title(name, fontsize=9)
+        losses, wins = int(np.sum(v <= -threshold)), int(np.sum(v >= threshold))
+        ax.text(0.01, 0.97, f"{losses} sig. losses, {wins} sig. wins", transform=ax.transAxes,
+                va="top", fontsize=7)
+    for ax in list(axes.flat)[n:]:
+        ax.set_visible(False)
+    fig.suptitle(title or "Per-topic standardised jackknife bias $T_J$")
+    return _finish(fig, path)
