@@ -1,0 +1,231 @@
+"""The UE ir_measures measure: naming/parsing, and exhaustive enumeration scored by ir_measures itself."""
+
+from __future__ import annotations
+
+import itertools
+
+import ir_measures
+import numpy as np
+import pandas as pd
+import pytest
+from ir_measures import AP, RR, R, nDCG
+from ir_measures import P as Prec
+
+from pyterrier_risk import UE, ue
+
+# --- naming, parsing, equality --------------------------------------------------------------------
+
+
+def test_repr_is_canonical_and_parseable():
+    spellings = [
+        UE(nDCG@10, variant="V2", pool="run"),
+        UE(pool="run", variant="V2", base="nDCG@10"),
+        UE(base="nDCG", pool="run", variant="V2") @ 10,
+        UE(variant="V2")(base=nDCG, pool="run") @ 10,
+        ir_measures.parse_measure("UE(base='nDCG@10', variant='V2', pool='run')"),
+        ir_measures.parse_measure("UE(pool='run', variant='V2', base='nDCG')@10"),
+    ]
+    assert {repr(m) for m in spellings} == {"UE(base='nDCG',variant='V2',pool='run')@10"}
+    assert len(set(spellings)) == 1
+    assert spellings[0] == spellings[-1] and hash(spellings[0]) == hash(spellings[-1])
+    # defaults are not spelled out; a different parameter is a different measure
+    assert repr(UE(AP@5, variant="V1", reb="exact", pool="qrels")) == "UE(base='AP')@5"
+    assert UE(AP@5) != UE(AP@5, reb="paper") != UE(AP@10)
+    for m in [UE(RR), UE(AP(rel=2)@5, reb="paper"), UE(nDCG(gains={0: 0, 1: 1, 2: 3})@10, variant="V2")]:
+        assert ir_measures.parse_measure(repr(m)) == m
+    assert repr(UE(nDCG(gains={0: 0, 1: 1, 2: 3})@10)) == "UE(base='nDCG(gains={2:3})')@10"
+
+
+def test_parameter_metadata():
+    assert UE.NAME == "UE"
+    assert set(UE.SUPPORTED_PARAMS) == {"base", "cutoff", "variant", "reb", "pool"}
+    assert all(info.desc for info in UE.SUPPORTED_PARAMS.values())
+    m = UE(AP@5, variant="V2")
+    assert (m["variant"], m["reb"], m["pool"], m["cutoff"]) == ("V2", "exact", "qrels", 5)
+    assert m.base_measure() == AP@5
+
+
+@pytest.mark.parametrize(
+    ("make", "error", "match"),
+    [
+        (lambda: UE(ir_measures.ERR@10), ValueError, "unsupported base"),
+        (lambda: UE(base="NoSuchMeasure@3"), ValueError, "cannot parse"),
+        (lambda: UE(base=3), TypeError, "base must be"),
+        (lambda: UE(nDCG(dcg="exp-log2")@10), ValueError, "gains"),
+        (lambda: UE(base="nDCG@5", cutoff=10), ValueError, "conflicting cutoffs"),
+    ],
+)
+def test_bad_construction(make, error, match):
+    with pytest.raises(error, match=match):
+        make()
+
+
+@pytest.mark.parametrize(
+    ("measure", "match"),
+    [
+        (UE(base="P"), "needs a cutoff"),
+        (UE(nDCG@10, variant="V3"), "variant"),
+        (UE(nDCG@10, pool="corpus"), "pool"),
+        (UE, "needs a base"),
+    ],
+)
+def test_bad_parameters_fail_at_evaluation_with_a_clear_message(measure, match):
+    qrels = pd.DataFrame({"query_id": ["q"], "doc_id": ["a"], "relevance": [1]})
+    run = pd.DataFrame({"query_id": ["q"], "doc_id": ["a"], "score": [1.0]})
+    with pytest.raises(ValueError, match=match):
+        ir_measures.calc_aggregate([measure], qrels, run)
+
+
+# --- exhaustive enumeration, every ordering scored by ir_measures ----------------------------------
+
+QRELS_POOL = {"a": 2, "b": 1, "c": 0, "d": -1, "e": 1, "f": 0}  # one label < 0 (trec_eval: gain 0)
+RUN_POOL = ["a", "c", "d", "e", "x1", "x2"]  # two unjudged documents, b and f not retrieved
+
+BASES = [
+    nDCG@3,
+    nDCG,
+    nDCG(gains={0: 0, 1: 1, 2: 3})@4,
+    nDCG(judged_only=True)@3,
+    AP@3,
+    AP,
+    AP(rel=2)@4,
+    AP(judged_only=True)@2,
+    Prec@2,
+    Prec(rel=2)@10,
+    R@3,
+    RR,
+    RR@2,
+    RR(rel=2),
+]
+
+
+def _permutation_frames(pool_docs):
+    perms = list(itertools.permutations(pool_docs))
+    qids = [f"p{i:04d}" for i in range(len(perms))]
+    n = len(pool_docs)
+    run = pd.DataFrame(
+        {
+            "query_id": np.repeat(qids, n),
+            "doc_id": np.concatenate(perms),
+            "score": np.tile(np.arange(n, 0, -1, dtype=float), len(perms)),
+        }
+    )
+    qrels = pd.DataFrame(
+        {
+            "query_id": np.repeat(qids, len(QRELS_POOL)),
+            "doc_id": np.tile(list(QRELS_POOL), len(qids)),
+            "relevance": np.tile(list(QRELS_POOL.values()), len(qids)),
+        }
+    )
+    return qrels, run
+
+
+@pytest.fixture(scope="module")
+def enumerations():
+    return {"qrels": _permutation_frames(list(QRELS_POOL)), "run": _permutation_frames(RUN_POOL)}
+
+
+@pytest.mark.parametrize("pool", ["qrels", "run"])
+@pytest.mark.parametrize("base", BASES, ids=repr)
+def test_ue_equals_enumerated_bounds_for_every_ordering(enumerations, base, pool):
+    qrels, run = enumerations[pool]
+    measures = [base, UE(base, pool=pool), UE(base, variant="V2", pool=pool)]
+    per = {m: {} for m in measures}
+    for metric in ir_measures.iter_calc(measures, qrels, run):
+        per[metric.measure][metric.query_id] = metric.value
+    a = pd.Series(per[base]).sort_index()
+    iub, reb = a.max(), a.mean()  # IUB = best ordering, REB = average over all n! orderings
+    assert reb > 0
+    for variant, measure in zip(["V1", "V2"], measures[1:], strict=True):
+        got = pd.Series(per[measure]).sort_index()
+        assert got.index.equals(a.index)
+        np.testing.assert_allclose(got.to_numpy(), ue(a.to_numpy(), iub, reb, variant), atol=1e-12, rtol=0)
+    # the best ordering scores 1 in both variants unless IUB = REB
+    if iub > reb * (1 + 1e-9):
+        best = a.idxmax()
+        assert per[measures[2]][best] == pytest.approx(1.0)
+
+
+@pytest.mark.parametrize("base", [nDCG@3, AP@3, RR], ids=repr)
+def test_paper_reb_mode_differs_only_for_ap(enumerations, base):
+    qrels, run = enumerations["qrels"]
+    exact, paper = UE(base, variant="V2"), UE(base, variant="V2", reb="paper")
+    res = ir_measures.calc_aggregate([exact, paper], qrels, run)
+    if base.NAME == "AP":
+        assert res[paper] > res[exact]  # the paper's REB is smaller, so scores are higher
+    else:
+        assert res[paper] == res[exact]
+
+
+# --- behaviour on hand-built topics -----------------------------------------------------------------
+
+
+def _frames():
+    qrels = pd.DataFrame(
+        {
+            "query_id": ["q1"] * 4 + ["q2"] * 3 + ["q3"] * 2,
+            "doc_id": ["a", "b", "c", "d", "a", "b", "c", "a", "b"],
+            "relevance": [1, 0, 0, 0, 0, 0, 0, 1, 1],
+        }
+    )
+    run = pd.DataFrame(
+        {
+            "query_id": ["q1", "q1", "q1", "q2", "q2", "q3", "q3", "q9"],
+            "doc_id": ["b", "a", "zz", "a", "b", "a", "b", "a"],
+            "score": [3.0, 2.0, 1.0, 2.0, 1.0, 2.0, 1.0, 1.0],
+        }
+    )
+    return qrels, run
+
+
+def test_known_values_and_edge_cases_end_to_end():
+    qrels, run = _frames()
+    per = {}
+    ms = [AP@2, UE(AP@2), UE(AP@2, variant="V2"), UE(AP@2, variant="V2", pool="run")]
+    ms.append(UE(Prec@5, variant="V2"))
+    for metric in ir_measures.iter_calc(ms, qrels, run):
+        per[(str(metric.measure), metric.query_id)] = metric.value
+    # q1: one relevant among 4 judged, found at rank 2: AP@2 = 1/2; E[SP@2] = (1/4)(1 + 1/2) = 3/8
+    assert per[("AP@2", "q1")] == 0.5
+    assert per[("UE(base='AP')@2", "q1")] == pytest.approx(0.5 * 0.5 / (0.5 + 0.375))
+    assert per[("UE(base='AP',variant='V2')@2", "q1")] == pytest.approx((0.5 - 0.375) / (1 - 0.375))
+    # pool='run' for q1: {b, a, zz}, zz unjudged: E[SP@2] = (1/3)(1 + 1/2)
+    assert per[("UE(base='AP',variant='V2',pool='run')@2", "q1")] == pytest.approx((0.5 - 0.5) / (1 - 0.5))
+    # q2 has no relevant document: every variant is 0, as the base measure
+    assert all(per[(str(m), "q2")] == 0.0 for m in ms)
+    # q3: every judged document relevant -> every ordering is ideal: V1 = 1/2, V2 = 0
+    assert per[("UE(base='AP')@2", "q3")] == pytest.approx(0.5)
+    assert per[("UE(base='AP',variant='V2')@2", "q3")] == 0.0
+    # P@5 with k > pool: q3 retrieves both relevant -> IUB = REB = 2/5, V2 = 0
+    assert per[("UE(base='P',variant='V2')@5", "q3")] == 0.0
+    # q9 is not in the qrels: not reported, as for the base measure
+    assert not any(q == "q9" for _, q in per)
+
+
+def test_topic_missing_from_run_scores_as_empty_ranking():
+    qrels, run = _frames()
+    run = run[run["query_id"] != "q1"]
+    metrics = ir_measures.iter_calc([UE(AP@2), UE(AP@2, variant="V2")], qrels, run)
+    res = {m.measure: m.value for m in metrics if m.query_id == "q1"}
+    assert res == {UE(AP@2): 0.0, UE(AP@2, variant="V2"): -1.0}
+
+
+def test_calc_aggregate_iter_calc_and_evaluator_agree():
+    qrels, run = _frames()
+    m = UE(nDCG@3, variant="V2")
+    per = [x.value for x in m.iter_calc(qrels, run)]
+    assert m.calc_aggregate(qrels, run) == pytest.approx(np.mean(per))
+    assert ir_measures.evaluator([m], qrels).calc_aggregate(run)[m] == pytest.approx(np.mean(per))
+
+
+def test_plain_pyterrier_experiment():
+    pt = pytest.importorskip("pyterrier")
+    qrels, run = _frames()
+    res = run.rename(columns={"query_id": "qid", "doc_id": "docno"})
+    topics = pd.DataFrame({"qid": ["q1", "q2", "q3"], "query": ["x", "y", "z"]})
+    pt_qrels = qrels.rename(columns={"query_id": "qid", "doc_id": "docno", "relevance": "label"})
+    measures = [nDCG@3, UE(nDCG@3), UE(nDCG@3, variant="V2")]
+    table = pt.Experiment([res], topics, pt_qrels, eval_metrics=measures, names=["sys"])
+    expected = ir_measures.calc_aggregate(measures, qrels, run[run["query_id"] != "q9"])
+    for m in measures:
+        assert table.loc[0, str(m)] == pytest.approx(expected[m])
