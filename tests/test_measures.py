@@ -1,0 +1,247 @@
+"""Measure objects: parameters, canonical repr, parsing, and URisk inside plain pt.Experiment."""
+
+from __future__ import annotations
+
+import warnings
+
+import ir_measures
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from ir_measures import AP, ERR, P, nDCG
+
+import pyterrier_risk as pr
+from pyterrier_risk._measures import RiskMeasure, parse_measure
+from pyterrier_risk._topics import TopicPolicyWarning
+
+GDEVAL_NDCG = nDCG(gains={-2: 0, 0: 0, 1: 1, 2: 3, 3: 7, 4: 15}) @ 20
+
+
+# -- small hand-checked collection: 3 topics ------------------------------------------------------
+QRELS = pd.DataFrame(
+    {"qid": ["1", "1", "2", "2", "3"], "docno": ["a", "b", "a", "c", "d"], "label": [1, 0, 2, 1, 1]}
+)
+TOPICS = pd.DataFrame({"qid": ["1", "2", "3"], "query": ["x", "y", "z"]})
+
+
+def make_run(rows: list[tuple[str, str, float]]) -> pd.DataFrame:
+    run = pd.DataFrame(rows, columns=["qid", "docno", "score"])
+    return run.assign(rank=run.groupby("qid").cumcount())
+
+
+# AP per topic: SYS = (1, 1, 1); BASE = (0.5, 1, 0) and BASE has no result for topic 3
+SYS = make_run([("1", "a", 2), ("1", "b", 1), ("2", "c", 2), ("2", "a", 1), ("3", "d", 1)])
+BASE = make_run([("1", "b", 2), ("1", "a", 1), ("2", "a", 2), ("2", "c", 1)])
+WORSE = make_run([("1", "b", 2), ("1", "a", 1), ("2", "c", 2), ("2", "a", 1), ("3", "x", 1)])
+
+
+def test_names_params_and_descriptions():
+    for m, name in [(pr.URisk, "URisk"), (pr.TRisk, "TRisk"), (pr.ZRisk, "ZRisk"), (pr.GeoRisk, "GeoRisk")]:
+        assert isinstance(m, ir_measures.Measure) and isinstance(m, RiskMeasure)
+        assert m.NAME == name and ir_measures.measures.registry[name] is m
+        assert {"base", "alpha"} <= set(m.SUPPORTED_PARAMS)
+        assert all(p.desc for p in m.SUPPORTED_PARAMS.values())
+    assert set(pr.TRisk.SUPPORTED_PARAMS) == {"base", "alpha", "baseline", "pool", "se"}
+    assert "baseline" not in pr.ZRisk.SUPPORTED_PARAMS
+
+
+def test_canonical_repr_is_order_independent():
+    a = pr.URisk(nDCG @ 20, alpha=5, baseline="BM25")
+    b = pr.URisk(baseline="BM25", alpha=5.0)(nDCG @ 20)
+    c = pr.URisk(base=nDCG @ 20)(baseline="BM25", alpha=5)
+    assert repr(a) == repr(b) == repr(c) == "URisk(nDCG@20,alpha=5,baseline='BM25')"
+    assert a == b == c and hash(a) == hash(b)
+    assert repr(pr.URisk(AP, alpha=0)) == "URisk(AP)"  # defaults omitted
+    assert repr(pr.URisk(AP, alpha=0.5)) == "URisk(AP,alpha=0.5)"
+    assert repr(pr.TRisk(AP, se="parametric")) == "TRisk(AP)"
+    assert repr(pr.TRisk(AP, se="jackknife", baseline=2)) == "TRisk(AP,baseline=2,se='jackknife')"
+    assert repr(pr.URisk(AP, baseline="mean", pool=["a", "b"])) == "URisk(AP,baseline='mean',pool=('a','b'))"
+    assert repr(pr.GeoRisk(ERR @ 20, alpha=10)) == "GeoRisk(ERR@20,alpha=10)"
+    assert pr.URisk(AP, alpha=1) != pr.URisk(AP, alpha=2)
+    assert pr.URisk(AP) != pr.TRisk(AP)
+    assert pr.URisk(AP, alpha=3).alpha == 3.0 and pr.URisk(AP).alpha == 0.0
+
+
+@pytest.mark.parametrize(
+    "measure",
+    [
+        pr.URisk(nDCG @ 20, alpha=5, baseline="BM25"),
+        pr.URisk(GDEVAL_NDCG, alpha=1, baseline=0),
+        pr.TRisk(ERR @ 20, alpha=10, baseline="mean", pool=("a", "b"), se="jackknife"),
+        pr.ZRisk(AP, alpha=1),
+        pr.GeoRisk(P(rel=2) @ 5, alpha=0.25),
+        pr.URisk(nDCG(dcg="exp-log2") @ 10, baseline="max"),
+    ],
+)
+def test_repr_round_trips_through_ir_measures_parse_measure(measure):
+    parsed = ir_measures.parse_measure(repr(measure))
+    assert parsed == measure and type(parsed) is type(measure)
+    assert parsed.base == measure.base
+
+
+def test_parse_accepted_spellings():
+    expected = pr.URisk(nDCG @ 20, alpha=5, baseline="BM25")
+    for text in [
+        "URisk(nDCG@20,alpha=5,baseline='BM25')",
+        "URisk(nDCG@20, baseline='BM25', alpha=5.0)",
+        "URisk(base='nDCG@20',alpha=5,baseline='BM25')",  # keyword + string form
+        "URisk(base=nDCG@20,alpha=5,baseline='BM25')",
+    ]:
+        assert ir_measures.parse_measure(text) == expected
+        assert parse_measure(text) == expected
+    # the stock parser alone already accepts the string form of the base
+    stock = ir_measures.util.parse_measure.__wrapped__
+    assert stock("URisk(base='nDCG@20',alpha=5,baseline='BM25')") == expected
+    # negative labels in a gains dict (not accepted by the stock parser)
+    m = ir_measures.parse_measure("TRisk(nDCG(gains={-2:0,0:0,1:1,2:3,3:7,4:15})@20,baseline=0)")
+    assert m.base == GDEVAL_NDCG and m.baseline == 0
+
+
+@pytest.mark.parametrize("text", ["nDCG@10", "AP", "P(rel=2)@5", "ERR@20", "nDCG(dcg='exp-log2')@10"])
+def test_parser_extension_is_additive(text):
+    stock = ir_measures.util.parse_measure.__wrapped__
+    assert ir_measures.parse_measure(text) == stock(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "error", "match"),
+    [
+        ("URisk(nDCG@20,alpha=-1)", ValueError, "alpha must be a finite number >= 0"),
+        ("URisk(Foo@20)", NameError, "Foo"),
+        ("URisk(nDCG@20,beta=1)", TypeError, "unknown parameter"),
+        ("URisk(nDCG@20,AP)", ValueError, "positional"),
+        ("nDCG(AP)", ValueError, "args must be named"),  # stock error kept for ordinary measures
+        ("Nope@3", NameError, "Nope"),
+        ("URisk(nDCG@20", ValueError, "pars"),
+    ],
+)
+def test_parse_errors(text, error, match):
+    with pytest.raises(error, match=match):
+        ir_measures.parse_measure(text)
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "error", "match"),
+    [
+        ({"alpha": -0.5}, ValueError, "alpha"),
+        ({"alpha": float("nan")}, ValueError, "alpha"),
+        ({"alpha": float("inf")}, ValueError, "alpha"),
+        ({"alpha": True}, TypeError, "alpha"),
+        ({"alpha": "5"}, TypeError, "alpha"),
+        ({"baseline": -1}, ValueError, "index"),
+        ({"baseline": 1.5}, TypeError, "baseline"),
+        ({"baseline": ""}, ValueError, "empty"),
+        ({"baseline": pd.DataFrame({"qid": ["1"]})}, ValueError, "columns"),
+        ({"pool": ["a"]}, ValueError, "aggregate baseline"),
+        ({"baseline": "mean", "pool": []}, TypeError, "pool"),
+        ({"nope": 1}, TypeError, "unknown parameter"),
+    ],
+)
+def test_bad_parameters(kwargs, error, match):
+    with pytest.raises(error, match=match):
+        pr.URisk(AP, **kwargs)
+
+
+def test_bad_base_and_se():
+    with pytest.raises(TypeError, match="base must be an ir_measures measure"):
+        pr.URisk(42)
+    with pytest.raises(TypeError, match="cannot itself be a risk measure"):
+        pr.URisk(pr.URisk(AP))
+    with pytest.raises(NameError):
+        pr.URisk("NotAMeasure@5")
+    with pytest.raises(ValueError, match="se must be"):
+        pr.TRisk(AP, se="bootstrap")
+    with pytest.raises(ValueError, match="no base measure"):
+        pr.URisk(alpha=1).base  # noqa: B018
+    with pytest.raises(TypeError, match="given twice"):
+        pr.URisk(AP)(AP, base=AP)
+
+
+# -- URisk against an external run, inside ir_measures and plain pt.Experiment ---------------------
+def _urisk_by_hand(sys_ap, base_ap, alpha):
+    d = np.asarray(sys_ap) - np.asarray(base_ap)
+    return float(np.mean(np.where(d < 0, (1 + alpha) * d, d)))
+
+
+def test_urisk_external_run_in_ir_measures_and_pt_experiment():
+    import pyterrier as pt
+
+    # per-topic AP: SYS (1, 1, 1), WORSE (0.5, 1, 0), BASE (0.5, 1, missing -> 0)
+    m = pr.URisk(AP, alpha=2, baseline=BASE)
+    with pytest.warns(TopicPolicyWarning, match="1 of the 3 qrels topics"):
+        res = pt.Experiment([SYS, WORSE], TOPICS, QRELS, [AP, m], names=["sys", "worse"])
+    res = res.set_index("name")
+    assert res.loc["sys", repr(m)] == pytest.approx(_urisk_by_hand([1, 1, 1], [0.5, 1, 0], 2))
+    assert res.loc["worse", repr(m)] == pytest.approx(0.0)
+    # the same through ir_measures directly and through pyterrier_risk.Experiment
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", TopicPolicyWarning)
+        agg = ir_measures.calc_aggregate([m], pt.model.to_ir_measures(QRELS), pt.model.to_ir_measures(SYS))
+        ours = pr.Experiment([SYS, WORSE], TOPICS, QRELS, [m], names=["sys", "worse"]).set_index("name")
+    assert agg[m] == pytest.approx(0.5)
+    assert ours.loc["sys", repr(m)] == pytest.approx(0.5)
+    assert ours.loc["worse", repr(m)] == pytest.approx(0.0)
+
+
+def test_urisk_external_run_file(tmp_path):
+    import pyterrier as pt
+
+    path = tmp_path / "base.run"
+    path.write_text("".join(f"{q} Q0 {d} {r} {s} base\n" for q, d, s, r in BASE.itertuples(index=False)))
+    m = pr.URisk(AP, alpha=1, baseline=str(path))
+    assert repr(m) == f"URisk(AP,alpha=1,baseline={str(path)!r})"
+    with pytest.warns(TopicPolicyWarning):
+        res = pt.Experiment([SYS], TOPICS, QRELS, [m], names=["sys"])
+    assert res[repr(m)].iloc[0] == pytest.approx(0.5)
+
+
+def test_non_decomposable_measures_fail_clearly_in_pt_experiment():
+    import pyterrier as pt
+
+    measures = [pr.TRisk(AP, baseline=BASE), pr.ZRisk(AP)]
+    measures += [pr.URisk(AP, baseline="BM25"), pr.URisk(AP, baseline=0)]
+    for m in measures:
+        with pytest.raises(ValueError, match="pyterrier_risk.Experiment"):
+            pt.Experiment([SYS], TOPICS, QRELS, [m], names=["sys"])
+
+
+def test_dataframe_baseline_repr_identifies_content():
+    a = pr.URisk(AP, baseline=BASE)
+    b = pr.URisk(AP, baseline=BASE.copy())
+    c = pr.URisk(AP, baseline=SYS)
+    assert a == b and a != c
+    assert repr(a).startswith("URisk(AP,baseline='<run ")
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    st.lists(st.tuples(st.floats(0, 1), st.floats(0, 1)), min_size=1, max_size=6),
+    st.floats(0, 20),
+)
+def test_urisk_runtime_equals_mean_of_weighted_differences(pairs, alpha):
+    """Property: URisk through ir_measures = numpy mean of α-weighted per-topic AP differences."""
+    # topic t has one relevant doc "r"; a run places it at rank 1 or 2 according to the draw
+    qrels = pd.DataFrame({"query_id": [str(t) for t in range(len(pairs))], "doc_id": "r", "relevance": 1})
+
+    def run(k):
+        rows = []
+        for t, pair in enumerate(pairs):
+            first = pair[k] >= 0.5
+            rows += [(str(t), "r", 2.0 if first else 1.0), (str(t), "n", 1.0 if first else 2.0)]
+        return pd.DataFrame(rows, columns=["query_id", "doc_id", "score"])
+
+    sys_run, base_run = run(0), run(1)
+    ap = [[1.0 if p[k] >= 0.5 else 0.5 for p in pairs] for k in (0, 1)]
+    m = pr.URisk(AP, alpha=alpha, baseline=base_run.rename(columns={"query_id": "qid", "doc_id": "docno"}))
+    got = ir_measures.calc_aggregate([m], qrels, sys_run)[m]
+    assert got == pytest.approx(_urisk_by_hand(ap[0], ap[1], alpha))
+    assert got == pytest.approx(pr.urisk(np.array(ap[0]), np.array(ap[1]), alpha))
+
+
+def test_pt_risk_namespace():
+    import pyterrier as pt
+
+    assert pt.risk.URisk is pr.URisk
+    assert pt.risk.Experiment is pr.Experiment
