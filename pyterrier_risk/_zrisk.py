@@ -59,31 +59,37 @@ def _wrap_systems(values: np.ndarray, systems: pd.Index | None, name: str) -> np
 def _components(x: np.ndarray, row_sums: np.ndarray, want_negative: bool) -> tuple[np.ndarray, np.ndarray]:
     """Per system: the sum of z_ij and the sum of its negative z_ij (zeros if not ``want_negative``)."""
     r, c = x.shape
-    col_sums = np.ones(r) @ x
-    total = row_sums.sum()
     total_z = np.zeros(r)
     negative_z = np.zeros(r)
+    total = row_sums.sum()
     if total <= 0:  # all-zero matrix: every e_ij = 0, every z_ij = 0 by definition
         return total_z, negative_z
-    p = col_sums / total
+    p = (np.ones(r) @ x) / total
     live = p > 0
     sqrt_p = np.sqrt(p)
-    inv_p = np.zeros(c)
-    np.divide(1.0, p, out=inv_p, where=live)
-    # zero columns: u_ij = 0 - S_i, but sqrt(p_j) = 0 so they contribute nothing, as defined
-    rows = max(1, _BLOCK_ELEMENTS // c)
-    buf = np.empty((min(rows, r), c))
-    for start in range(0, r, rows):
-        stop = min(start + rows, r)
-        u = buf[: stop - start]
-        np.multiply(x[start:stop], inv_p, out=u)
-        np.subtract(u, row_sums[start:stop, None], out=u)
-        total_z[start:stop] = u @ sqrt_p
-        if want_negative:
-            np.minimum(u, 0.0, out=u)
+    sum_sqrt_p = sqrt_p.sum()
+    inv_sqrt_p = np.zeros(c)
+    np.divide(1.0, sqrt_p, out=inv_sqrt_p, where=live)  # zero columns: z_ij = 0, they add nothing
+    sqrt_s = np.sqrt(row_sums)
+    # sum_j sqrt(p_j) u_ij = sum_j x_ij / sqrt(p_j) - S_i sum_j sqrt(p_j): one matrix-vector product
+    total_z = x @ inv_sqrt_p - row_sums * sum_sqrt_p
+    if want_negative:
+        # sum_j sqrt(p_j) min(u_ij, 0) = sum_j sqrt(p_j) min(x_ij / p_j, S_i) - S_i sum_j sqrt(p_j)
+        inv_p = inv_sqrt_p * inv_sqrt_p
+        rows = max(1, _BLOCK_ELEMENTS // c)
+        buf = np.empty((min(rows, r), c))
+        for start in range(0, r, rows):
+            stop = min(start + rows, r)
+            u = buf[: stop - start]
+            np.multiply(x[start:stop], inv_p, out=u)
+            np.minimum(u, row_sums[start:stop, None], out=u)
             negative_z[start:stop] = u @ sqrt_p
+        negative_z -= row_sums * sum_sqrt_p
+        # a cell with z_ij >= 0 contributes exactly 0, but the subtraction above may leave rounding
+        # residue of either sign; a sum of non-positive terms is never positive
+        np.minimum(negative_z, 0.0, out=negative_z)
     scale = np.zeros(r)
-    np.divide(1.0, np.sqrt(row_sums), out=scale, where=row_sums > 0)  # all-zero rows: z_ij = 0
+    np.divide(1.0, sqrt_s, out=scale, where=row_sums > 0)  # all-zero rows: z_ij = 0
     return total_z * scale, negative_z * scale
 
 
