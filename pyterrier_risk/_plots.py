@@ -49,6 +49,12 @@ def _finish(fig: Figure, path: str | os.PathLike | None, dpi: int = 120) -> Figu
     return fig
 
 
+def _wrap(text: str, width: int = 70) -> str:
+    import textwrap
+
+    return "\n".join(textwrap.wrap(text, width)) or text
+
+
 def _as_series(values: Any, what: str) -> pd.Series:
     if isinstance(values, pd.Series):
         s = values
@@ -124,7 +130,8 @@ def plot_risk_gain(points: pd.DataFrame, *, curve: str = "name", x: str = "risk"
     ax.axhline(0.0, color="grey", linewidth=0.8, linestyle=":")
     ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel)
-    ax.set_title(title or (f"Risk–gain trade-off (labels: {label})" if label else "Risk–gain trade-off"))
+    default = f"Risk–gain trade-off (labels: {label})" if label else "Risk–gain trade-off"
+    ax.set_title(_wrap(title or default), fontsize=10)
     ax.grid(True, alpha=0.3)
     ax.legend(fontsize=7, loc="best")
     return _finish(fig, path)
@@ -225,7 +232,7 @@ def plot_helped_hurt(scores: Any, baseline: Any, *, bin_width: float = 0.1, rela
     kind = "Relative change" if relative else "Change"
     ax.set_xlabel(f"{kind} in {measure} over the baseline (left: hurt, right: helped)")
     ax.set_ylabel("Number of topics")
-    ax.set_title(title or "Helped–hurt histogram")
+    ax.set_title(_wrap(title or "Helped–hurt histogram"), fontsize=10)
     ax.legend(fontsize=7)
     return _finish(fig, path)
 
@@ -240,13 +247,13 @@ def georisk_curves(matrix: pd.DataFrame, alphas: Sequence[float] = DEFAULT_ALPHA
     Returns:
         A DataFrame indexed by α with one column per system.
     """
-    from ._zrisk import georisk
+    from ._zrisk import georisk_curve
 
     if not isinstance(matrix, pd.DataFrame):
         matrix = pd.DataFrame(np.asarray(matrix, dtype=float))
-    rows = {float(a): pd.Series(georisk(matrix, alpha=float(a)), index=matrix.index) for a in alphas}
-    out = pd.DataFrame(rows).T
-    out.index.name = "alpha"
+    out = georisk_curve(matrix, [float(a) for a in alphas]).T
+    out.index = pd.Index([float(a) for a in out.index], name="alpha")
+    out.columns = [str(c) for c in out.columns]
     return out
 
 
@@ -277,7 +284,7 @@ def plot_georisk_alpha(matrix: pd.DataFrame, alphas: Sequence[float] = DEFAULT_A
                 markersize=3, label=str(name))
     ax.set_xlabel("α")
     ax.set_ylabel("GeoRisk")
-    ax.set_title(title or "GeoRisk vs. α")
+    ax.set_title(_wrap(title or "GeoRisk vs. α"), fontsize=10)
     ax.grid(True, alpha=0.3)
     ax.legend(fontsize=7, loc="best", ncols=1 if curves.shape[1] <= 10 else 2)
     return _finish(fig, path)
@@ -329,5 +336,5 @@ def plot_topic_tj(t_j: Any, *, threshold: float = 2.0, path: str | os.PathLike |
                 va="top", fontsize=7)
     for ax in list(axes.flat)[n:]:
         ax.set_visible(False)
-    fig.suptitle(title or "Per-topic standardised jackknife bias $T_J$")
+    fig.suptitle(_wrap(title or "Per-topic standardised jackknife bias $T_J$", 100), fontsize=10)
     return _finish(fig, path)

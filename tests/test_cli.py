@@ -1,0 +1,212 @@
+"""The ``pyterrier-risk eval`` command on real TREC runs, and its errors on bad input (exit status 2)."""
+
+import io
+import subprocess
+import sys
+
+import ir_measures
+import numpy as np
+import pandas as pd
+import pytest
+from conftest import data_path
+
+from pyterrier_risk._cli import main
+from pyterrier_risk._measures import parse_measure
+
+GDEVAL_NDCG = "nDCG(gains={-2:0,0:0,1:1,2:3,3:7,4:15})@20"
+WEB_RUNS = ["indri-ql-cata-filtered", "indri-rm-catb", "indri-ql-catb-filtered"]
+
+
+def _run(capsys, argv):
+    code = main(argv)
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+@pytest.fixture
+def web():
+    root = data_path("trec-web-2012-risk")
+    return root / "qrels.web.151-200.txt", {r: root / "runs" / f"{r}.run.gz" for r in
+                                              [*WEB_RUNS, "indri-rm-cata-filtered"]}
+
+
+@pytest.mark.realdata
+def test_eval_web2012_against_ir_measures(capsys, web):
+    qrels_path, runs = web
+    code, out, err = _run(capsys, [
+        "eval", "--qrels", str(qrels_path), "--measure", GDEVAL_NDCG, "--alpha", "0", "5",
+        "--baseline", str(runs["indri-rm-cata-filtered"]), "--format", "csv",
+        *[str(runs[r]) for r in WEB_RUNS]])
+    assert code == 0, err
+    table = pd.read_csv(io.StringIO(out)).set_index("run")
+    # one row per run, named by the file name without extension; the baseline run is listed too
+    assert sorted(table.index) == sorted([*WEB_RUNS, "indri-rm-cata-filtered"])
+    base = parse_measure(GDEVAL_NDCG)
+    urisk5 = parse_measure(f"URisk({GDEVAL_NDCG},alpha=5,baseline='indri-rm-cata-filtered')")
+    assert {repr(base), repr(urisk5), f"{parse_measure(repr(urisk5)).__repr__()}"} <= set(table.columns)
+
+    # independent computation with ir_measures: per-topic nDCG, missing topics score 0 (gdeval -c)
+    qrels = list(ir_measures.read_trec_qrels(str(qrels_path)))
+    topics = sorted({q.query_id for q in qrels})
+
+    def per_topic(name):
+        run = list(ir_measures.read_trec_run(str(runs[name])))
+        values = {m.query_id: m.value for m in ir_measures.iter_calc([base], qrels, run)}
+        return np.array([values.get(t, 0.0) for t in topics])
+
+    b = per_topic("indri-rm-cata-filtered")
+    assert table.loc["indri-rm-cata-filtered", repr(base)] == pytest.approx(b.mean(), abs=1e-12)
+    assert round(b.mean(), 4) == 0.1118  # the official gdeval.pl value (data README)
+    for name in WEB_RUNS:
+        s = per_topic(name)
+        assert table.loc[name, repr(base)] == pytest.approx(s.mean(), abs=1e-12)
+        d = s - b
+        expected = np.mean(np.where(d < 0, 6 * d, d))  # Wang et al. 2012 eq. 4 with alpha = 5
+        assert table.loc[name, repr(urisk5)] == pytest.approx(expected, abs=1e-12)
+
+
+@pytest.mark.realdata
+def test_eval_trec7_multiple_baselines_markdown_and_plots(capsys, tmp_path):
+    root = data_path("trec7-adhoc-terrier-runs")
+    runs = sorted((root / "runs").glob("stem-stop_*.run.gz"))[:4]
+    code, out, err = _run(capsys, [
+        "eval", "--qrels", str(root / "qrels.adhoc.351-400.txt"), "--measure", "AP", "--measure", "nDCG@20",
+        "--alpha", "0", "5", "--baseline", runs[1].name[: -len(".run.gz")], "--baselines", "mean", "max",
+        "--plots", str(tmp_path / "plots"), *map(str, runs)])
+    assert code == 0, err
+    lines = out.splitlines()
+    assert lines[1].startswith("| ---") and len(lines) == 2 + len(runs)
+    for col in ["AP", "nDCG@20", "TRisk(AP,alpha=5,baseline='mean')", "URisk(nDCG@20,baseline='max')",
+                "GeoRisk(nDCG@20,alpha=5)", "ZRisk(AP)"]:
+        assert f" {col} " in lines[0], col
+    pngs = sorted(p.name for p in (tmp_path / "plots").glob("*.png"))
+    assert "georisk_alpha.png" in pngs and "risk_gain.png" in pngs
+    assert len(pngs) == 2 + 2 * (len(runs) - 1)
+    assert all((tmp_path / "plots" / p).stat().st_size > 5000 for p in pngs)
+
+
+@pytest.mark.realdata
+def test_eval_perquery_and_latex(capsys, web, tmp_path):
+    qrels_path, runs = web
+    out_file = tmp_path / "pq.csv"
+    code, out, err = _run(capsys, [
+        "eval", "--qrels", str(qrels_path), "--measure", "P@10", "--perquery", "--format", "csv",
+        "--baseline", "indri-rm-cata-filtered", "--output", str(out_file),
+        str(runs["indri-rm-cata-filtered"]), str(runs["indri-rm-catb"])])
+    assert code == 0, err
+    assert out == ""
+    pq = pd.read_csv(out_file, dtype={"qid": str})
+    assert {"name", "qid", "measure", "value"} <= set(pq.columns)
+    assert set(pq.loc[pq["measure"] == "P@10", "qid"]) == {str(t) for t in range(151, 201)}
+    code, out, err = _run(capsys, ["eval", "--qrels", str(qrels_path), "--format", "latex",
+                                   str(runs["indri-rm-catb"])])
+    assert code == 0, err
+    assert out.startswith("\\begin{tabular}") and "indri-rm-catb" in out and "nDCG@20" in out
+
+
+# ---------------------------------------------------------------------------------------- bad input
+QRELS = "1 0 d1 1\n1 0 d2 0\n2 0 d1 0\n2 0 d3 2\n"
+RUN = "1 Q0 d1 1 2.0 t\n1 Q0 d2 2 1.0 t\n2 Q0 d3 1 3.0 t\n2 Q0 d1 2 1.5 t\n"
+
+
+@pytest.fixture
+def small(tmp_path):
+    (tmp_path / "qrels.txt").write_text(QRELS)
+    (tmp_path / "a.run").write_text(RUN)
+    (tmp_path / "b.run").write_text(RUN.replace("3.0", "0.5"))
+    return tmp_path
+
+
+def _fails(capsys, argv, *fragments):
+    code, out, err = _run(capsys, argv)
+    assert code == 2, (out, err)
+    assert err.startswith("pyterrier-risk: error: ")
+    assert "Traceback" not in err
+    for fragment in fragments:
+        assert fragment in err, err
+    return err
+
+
+def test_small_eval_works(capsys, small):
+    code, out, err = _run(capsys, ["eval", "--qrels", str(small / "qrels.txt"), "--measure", "P@1",
+                                   "--baseline", "a", "--format", "csv", str(small / "a.run"),
+                                   str(small / "b.run")])
+    assert code == 0, err
+    table = pd.read_csv(io.StringIO(out)).set_index("run")
+    assert table.loc["a", "P@1"] == 1.0 and table.loc["b", "P@1"] == 0.5
+    assert table.loc["b", "URisk(P@1,baseline='a')"] == -0.5
+
+
+def test_malformed_run_names_file_and_line(capsys, small):
+    (small / "bad.run").write_text(RUN + "2 Q0 d9 3 1.0\n")
+    _fails(capsys, ["eval", "--qrels", str(small / "qrels.txt"), str(small / "bad.run")], "bad.run:5",
+           "6 fields")
+    (small / "nan.run").write_text(RUN.replace("1.5", "high"))
+    _fails(capsys, ["eval", "--qrels", str(small / "qrels.txt"), str(small / "nan.run")], "nan.run:4",
+           "'high' is not a number")
+
+
+def test_unreadable_run(capsys, small):
+    _fails(capsys, ["eval", "--qrels", str(small / "qrels.txt"), str(small / "missing.run")], "missing.run")
+    (small / "binary.run").write_bytes(b"\xff\xfe\x00garbage")
+    _fails(capsys, ["eval", "--qrels", str(small / "qrels.txt"), str(small / "binary.run")], "binary.run")
+    _fails(capsys, ["eval", "--qrels", str(small / "qrels.txt"), str(small)], str(small))
+
+
+def test_topics_absent_from_qrels(capsys, small):
+    (small / "extra.run").write_text(RUN + "99 Q0 d1 1 1.0 t\n")
+    _fails(capsys, ["eval", "--qrels", str(small / "qrels.txt"), str(small / "extra.run")], "extra.run",
+           "1 topic(s) absent from the qrels ('99')")
+    code, out, err = _run(capsys, ["eval", "--qrels", str(small / "qrels.txt"), "--drop-extra-topics",
+                                   "--format", "csv", "--measure", "P@1", str(small / "extra.run")])
+    assert code == 0 and pd.read_csv(io.StringIO(out))["P@1"].iloc[0] == 1.0
+
+
+def test_duplicate_document(capsys, small):
+    (small / "dup.run").write_text(RUN + "1 Q0 d1 3 0.5 t\n")
+    _fails(capsys, ["eval", "--qrels", str(small / "qrels.txt"), str(small / "dup.run")], "dup.run:5",
+           "'d1'", "line 1")
+
+
+def test_unknown_irds_id_and_bad_qrels(capsys, small):
+    _fails(capsys, ["eval", "--qrels", "irds:no-such/dataset", str(small / "a.run")], "no-such/dataset")
+    (small / "bad_qrels.txt").write_text(QRELS + "3 0 d1\n")
+    _fails(capsys, ["eval", "--qrels", str(small / "bad_qrels.txt"), str(small / "a.run")], "bad_qrels.txt:5")
+
+
+def test_unwritable_outputs(capsys, small):
+    (small / "blocker").write_text("a file, not a folder")
+    _fails(capsys, ["eval", "--qrels", str(small / "qrels.txt"), "--output", str(small / "blocker" / "t.md"),
+                    str(small / "a.run")], "blocker")
+    _fails(capsys, ["eval", "--qrels", str(small / "qrels.txt"), "--plots", str(small / "blocker" / "p"),
+                    "--baseline", "a", str(small / "a.run"), str(small / "b.run")], "--plots folder", "blocker")
+
+
+def test_bad_measure_baseline_alpha_and_names(capsys, small):
+    _fails(capsys, ["eval", "--qrels", str(small / "qrels.txt"), "--measure", "NoSuchMeasure@3",
+                    str(small / "a.run")], "NoSuchMeasure@3")
+    _fails(capsys, ["eval", "--qrels", str(small / "qrels.txt"), "--baseline", "zzz", str(small / "a.run")],
+           "baseline run not found: zzz")
+    _fails(capsys, ["eval", "--qrels", str(small / "qrels.txt"), str(small / "a.run"), "--alpha", "-1"],
+           "--alpha")
+    (small / "other").mkdir()
+    (small / "other" / "a.run").write_text(RUN)
+    _fails(capsys, ["eval", "--qrels", str(small / "qrels.txt"), str(small / "a.run"),
+                    str(small / "other" / "a.run")], "two runs are named 'a'")
+
+
+def test_usage_errors_exit_2(capsys):
+    with pytest.raises(SystemExit) as e:
+        main(["eval"])
+    assert e.value.code == 2
+    with pytest.raises(SystemExit) as e:
+        main([])
+    assert e.value.code == 2
+    capsys.readouterr()
+
+
+def test_python_m_entry_point(small):
+    proc = subprocess.run([sys.executable, "-m", "pyterrier_risk", "eval", "--qrels", str(small / "qrels.txt"),
+                           str(small / "missing.run")], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 2
+    assert "missing.run" in proc.stderr and "Traceback" not in proc.stderr

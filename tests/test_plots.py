@@ -1,0 +1,120 @@
+"""The paper plots render to non-empty PNGs; the histogram counts are checked by hand."""
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from pyterrier_risk._plots import (
+    georisk_curves,
+    helped_hurt_counts,
+    plot_georisk_alpha,
+    plot_helped_hurt,
+    plot_risk_gain,
+    plot_topic_tj,
+)
+from pyterrier_risk._trisk import trisk
+from pyterrier_risk._zrisk import georisk
+
+PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
+
+
+def assert_png(path, min_bytes=5000):
+    data = path.read_bytes()
+    assert data[:8] == PNG_MAGIC
+    assert len(data) > min_bytes  # axes, bars and text, not a blank canvas
+
+
+@pytest.fixture
+def scores():
+    rng = np.random.default_rng(7)
+    topics = [str(t) for t in range(351, 401)]
+    base = pd.Series(rng.uniform(0.05, 0.9, len(topics)), index=topics)
+    run = (base + rng.normal(0, 0.15, len(topics))).clip(0, 1)
+    return run, base
+
+
+def test_helped_hurt_counts_by_hand():
+    base = pd.Series([0.5, 0.5, 0.5, 0.5, 0.5, 0.2], index=list("abcdef"))
+    run = pd.Series([0.75, 0.5, 0.3, 0.45, 0.6, 0.2 + 0.1], index=list("abcdef"))
+    counts = helped_hurt_counts(run, base, bin_width=0.1)
+    col = counts.iloc[:, 0]
+    # deltas: +0.25, 0 (tie), -0.2, -0.05, +0.1, +0.1 (float noise must not push it to the next bin)
+    assert col["[-0.2,-0.1)"] == 1 and col["[-0.1,0)"] == 1
+    assert col["(0,0.1]"] == 2 and col["(0.2,0.3]"] == 1 and col["(0.1,0.2]"] == 0
+    assert counts.attrs["ties"] == {"": 1}
+    assert int(col.sum()) + 1 == len(base)
+    # the histogram's mass left of zero is what Wang et al. call Risk (times c)
+    rel = helped_hurt_counts(run, base, relative=True, bin_width=0.25)
+    assert int(rel.iloc[:, 0].sum()) == 5
+
+
+def test_helped_hurt_several_systems_and_alignment(scores, tmp_path):
+    run, base = scores
+    shuffled = run.sample(frac=1.0, random_state=1)  # topic order must not matter
+    counts = helped_hurt_counts({"a": run, "b": shuffled}, base)
+    assert (counts["a"] == counts["b"]).all()
+    fig = plot_helped_hurt({"a": run, "b": base * 0.8}, base, path=tmp_path / "hh.png", measure="nDCG@10")
+    assert len(fig.axes) == 1 and len(fig.axes[0].patches) == 2 * len(counts)
+    assert_png(tmp_path / "hh.png")
+
+
+def test_helped_hurt_errors(scores):
+    run, base = scores
+    with pytest.raises(ValueError, match="baseline has no score for topic"):
+        helped_hurt_counts(run, base.iloc[:-1])
+    with pytest.raises(ValueError, match="bin_width"):
+        helped_hurt_counts(run, base, bin_width=0)
+    with pytest.raises(ValueError, match="NaN"):
+        helped_hurt_counts(run.where(run.index != "351"), base)
+
+
+def test_risk_gain(tmp_path):
+    points = pd.DataFrame({
+        "name": ["U-CRO"] * 4 + ["DPH"],
+        "alpha": [10, 0, 5, 1, np.nan],
+        "risk": [0.02, 0.08, 0.03, 0.05, 0.04],
+        "gain": [0.01, 0.05, 0.02, 0.04, -0.01],
+    })
+    fig = plot_risk_gain(points, path=tmp_path / "rg.png")
+    ax = fig.axes[0]
+    line = ax.get_lines()[0]
+    # the curve is drawn in alpha order
+    assert list(line.get_xdata()) == [0.08, 0.05, 0.03, 0.02]
+    assert [t.get_text() for t in ax.texts] == ["0", "1", "5", "10"]
+    assert_png(tmp_path / "rg.png")
+    with pytest.raises(ValueError, match="missing column"):
+        plot_risk_gain(points.drop(columns="gain"))
+
+
+def test_georisk_alpha(tmp_path):
+    rng = np.random.default_rng(3)
+    matrix = pd.DataFrame(rng.uniform(0, 1, (5, 30)), index=[f"s{i}" for i in range(5)])
+    curves = georisk_curves(matrix, [0, 1, 5])
+    assert list(curves.columns) == list(matrix.index)
+    for a in (0, 1, 5):  # the plotted values are the numeric core's GeoRisk
+        np.testing.assert_allclose(curves.loc[float(a)].to_numpy(), np.asarray(georisk(matrix, alpha=a)))
+    assert (curves.diff().iloc[1:] <= 1e-12).all().all()  # GeoRisk does not increase with alpha
+    fig = plot_georisk_alpha(matrix, path=tmp_path / "geo.png", title="five systems")
+    assert len(fig.axes[0].get_lines()) == 5
+    assert_png(tmp_path / "geo.png")
+
+
+def test_topic_tj(scores, tmp_path):
+    run, base = scores
+    panels = {f"run, α={a}": trisk(run, base, alpha=a).t_j for a in (0, 5, 10)}
+    fig = plot_topic_tj(panels, path=tmp_path / "tj.png")
+    visible = [ax for ax in fig.axes if ax.get_visible()]
+    assert len(visible) == 3
+    heights = [p.get_height() for p in visible[0].patches]
+    np.testing.assert_allclose(heights, np.asarray(panels["run, α=0"]))
+    assert_png(tmp_path / "tj.png")
+    single = plot_topic_tj(panels["run, α=0"], path=tmp_path / "tj1.png")
+    assert len([ax for ax in single.axes if ax.get_visible()]) == 1
+    assert_png(tmp_path / "tj1.png")
+
+
+def test_unwritable_plot_path(scores, tmp_path):
+    run, base = scores
+    (tmp_path / "file").write_text("x")
+    with pytest.raises(OSError, match="cannot write plot to"):
+        plot_helped_hurt(run, base, path=tmp_path / "file" / "x.png")
