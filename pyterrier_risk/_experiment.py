@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ._measures import AGGREGATE_BASELINES, RiskMeasure, _baseline_run, parse_measure
+from ._measures import _RISK_NAMES, AGGREGATE_BASELINES, RiskMeasure, _baseline_run, _top_name, parse_measure
 from ._topics import qrels_topics, topic_scores, warn_extra, warn_missing
 
 if TYPE_CHECKING:
@@ -57,9 +57,9 @@ def _split_measures(eval_metrics: Sequence[Any]) -> tuple[list[Any], list[RiskMe
             if m == "mrt":
                 mrt = True
                 continue
-            try:
-                parsed = parse_measure(m)
-            except (ValueError, NameError, SyntaxError):
+            if _top_name(m) in _RISK_NAMES:
+                parsed = parse_measure(m)  # errors in a risk measure's name are reported as such
+            else:
                 parsed = None
             if isinstance(parsed, RiskMeasure):
                 m = parsed
@@ -189,9 +189,13 @@ def Experiment(  # noqa: N802 - mirrors pt.Experiment
         raise ValueError("there is no overlap between the qids of the topics and of the qrels")
 
     import ir_measures
+    from pyterrier._evaluation._rendering import _convert_measures
 
     bases = _unique([m.base for m in risk])
-    extra = [b for b in [*bases, ir_measures.NumRet] if b not in plain]
+    converted, _ = _convert_measures(plain) if plain else ([], {})
+    extra = [b for b in [*bases, ir_measures.NumRet] if b not in converted]
+    _, rev_mapping = _convert_measures([*plain, *extra])
+    column = {str(b): rev_mapping.get(b, str(b)) for b in [*bases, ir_measures.NumRet]}  # pt's names
     with warnings.catch_warnings():
         if not perquery:
             warnings.filterwarnings("ignore", message=r".*topic\(s\) not found in qrels.*")
@@ -200,17 +204,20 @@ def Experiment(  # noqa: N802 - mirrors pt.Experiment
             perquery=True, dataframe=True, **kwargs,
         )  # fmt: skip
     pq = pq.assign(qid=pq["qid"].astype(str))
-    plain_names = [n for n in pq["measure"].drop_duplicates() if n not in {str(e) for e in extra}]
+    hidden = {column[str(e)] for e in extra}
+    plain_names = [n for n in pq["measure"].drop_duplicates() if n not in hidden]
 
     # systems x topics matrices of the base measures and NumRet, under the topic policy
     in_qrels = pq[pq["qid"].isin(set(topic_list))]
-    matrices = {
-        str(b): in_qrels[in_qrels["measure"] == str(b)]
-        .pivot(index="name", columns="qid", values="value")
-        .reindex(index=names, columns=topic_list)
-        .fillna(0.0)
-        for b in [*bases, ir_measures.NumRet]
-    }
+    matrices = {}
+    for b in [*bases, ir_measures.NumRet]:
+        rows = in_qrels[in_qrels["measure"] == column[str(b)]]
+        if rows.empty:
+            raise RuntimeError(f"pt.Experiment returned no per-query values for {b!r}")
+        wide = rows.pivot(index="name", columns="qid", values="value").reindex(
+            index=names, columns=topic_list
+        )
+        matrices[str(b)] = wide.fillna(0.0)  # cannot happen for qrels topics: ir_measures backfills 0
     numret = matrices.pop(str(ir_measures.NumRet))
     for name in names:
         warn_missing(int((numret.loc[name] == 0).sum()), len(topic_list), f"system {name!r}")

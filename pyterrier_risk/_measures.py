@@ -259,8 +259,10 @@ class _URisk(RiskMeasure):
         from ._topics import topic_scores
 
         baseline = self.baseline
-        if baseline is None or isinstance(baseline, int) or (
-            isinstance(baseline, str) and not os.path.isfile(baseline)
+        if (
+            baseline is None
+            or isinstance(baseline, int)
+            or (isinstance(baseline, str) and not os.path.isfile(baseline))
         ):
             raise ValueError(
                 f"{self!r}: outside pyterrier_risk.Experiment the baseline must be a run DataFrame or an "

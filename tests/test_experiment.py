@@ -1,0 +1,275 @@
+"""pyterrier_risk.Experiment: drop-in behaviour, risk columns, per-query components, topic policy."""
+
+from __future__ import annotations
+
+import warnings
+
+import ir_measures
+import numpy as np
+import pandas as pd
+import pyterrier as pt
+import pytest
+from ir_measures import AP, P, nDCG
+from scipy import stats
+
+import pyterrier_risk as pr
+from pyterrier_risk._topics import TopicPolicyWarning
+
+RNG = np.random.default_rng(7)
+N_TOPICS, N_DOCS = 8, 6
+QIDS = [str(q) for q in range(101, 101 + N_TOPICS)]
+TOPICS = pd.DataFrame({"qid": QIDS, "query": [f"query {q}" for q in QIDS]})
+QRELS = pd.DataFrame(
+    [(q, f"d{d}", int(RNG.integers(0, 3))) for q in QIDS for d in range(N_DOCS)],
+    columns=["qid", "docno", "label"],
+)
+
+
+def random_run(seed: int, drop: tuple[str, ...] = ()) -> pd.DataFrame:
+    rng = np.random.default_rng(seed)
+    rows = [(q, f"d{d}", float(rng.random())) for q in QIDS if q not in drop for d in range(N_DOCS)]
+    run = pd.DataFrame(rows, columns=["qid", "docno", "score"])
+    run["rank"] = run.groupby("qid")["score"].rank(ascending=False, method="first").astype(int) - 1
+    return run
+
+
+RUNS = {"bm25": random_run(1), "dph": random_run(2), "pl2": random_run(3), "qld": random_run(4)}
+NAMES = list(RUNS)
+
+
+def per_topic(measure, run: pd.DataFrame) -> np.ndarray:
+    """Independent per-topic scores in QIDS order (missing topics 0), straight from ir_measures."""
+    values = {
+        m.query_id: m.value
+        for m in ir_measures.iter_calc(
+            [measure], pt.model.to_ir_measures(QRELS), pt.model.to_ir_measures(run)
+        )
+    }
+    return np.array([values.get(q, 0.0) for q in QIDS])
+
+
+def matrix(measure, runs=RUNS) -> np.ndarray:
+    return np.vstack([per_topic(measure, r) for r in runs.values()])
+
+
+def test_without_risk_measures_it_is_pt_experiment():
+    kwargs = {"baseline": 0, "correction": "bonferroni", "round": 4}
+    ours = pr.Experiment(list(RUNS.values()), TOPICS, QRELS, [AP, nDCG @ 5], names=NAMES, **kwargs)
+    theirs = pt.Experiment(list(RUNS.values()), TOPICS, QRELS, [AP, nDCG @ 5], names=NAMES, **kwargs)
+    pd.testing.assert_frame_equal(ours, theirs)
+
+
+def test_ordinary_columns_unchanged_and_risk_columns_added():
+    measures = [AP, nDCG @ 5]
+    risk = [
+        pr.URisk(AP, alpha=5),
+        pr.TRisk(nDCG @ 5),
+        pr.URisk(AP, baseline="mean"),
+        pr.ZRisk(AP, alpha=1),
+        pr.GeoRisk(AP, alpha=1),
+    ]
+    kwargs = {"baseline": "bm25", "correction": "holm", "test": "t"}
+    ours = pr.Experiment(RUNS, TOPICS, QRELS, [*measures, *risk], **kwargs)
+    theirs = pt.Experiment(RUNS, TOPICS, QRELS, measures, **kwargs)
+    pd.testing.assert_frame_equal(ours[theirs.columns], theirs)
+    extra = [c for c in ours.columns if c not in theirs.columns]
+    assert extra == [
+        "URisk(AP,alpha=5)",
+        "TRisk(nDCG@5)",
+        "TRisk(nDCG@5) p-value",
+        "URisk(AP,baseline='mean')",
+        "ZRisk(AP,alpha=1)",
+        "GeoRisk(AP,alpha=1)",
+    ]
+    ap, nd = matrix(AP), matrix(nDCG @ 5)
+    ours = ours.set_index("name")
+    for i, n in enumerate(NAMES):
+        d = ap[i] - ap[0]
+        assert ours.loc[n, "URisk(AP,alpha=5)"] == pytest.approx(np.mean(np.where(d < 0, 6 * d, d)))
+        assert ours.loc[n, "URisk(AP,baseline='mean')"] == pytest.approx(np.mean(ap[i] - ap.mean(axis=0)))
+        if i:  # TRisk at alpha = 0 is the paired t-test against the baseline system
+            t = stats.ttest_rel(nd[i], nd[0])
+            assert ours.loc[n, "TRisk(nDCG@5)"] == pytest.approx(t.statistic)
+            assert ours.loc[n, "TRisk(nDCG@5) p-value"] == pytest.approx(t.pvalue)
+    assert np.isnan(ours.loc["bm25", "TRisk(nDCG@5)"])  # the baseline against itself
+    np.testing.assert_allclose(ours["ZRisk(AP,alpha=1)"], pr.zrisk(ap, 1.0))
+    np.testing.assert_allclose(ours["GeoRisk(AP,alpha=1)"], pr.georisk(ap, 1.0))
+
+
+def test_each_base_measure_is_computed_once(monkeypatch):
+    calls = []
+    original = pt.Experiment
+
+    def spy(*args, **kwargs):
+        calls.append(list(args[3]))
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(pt, "Experiment", spy)
+    risk = [
+        pr.URisk(AP, baseline=0),
+        pr.URisk(AP, baseline=0, alpha=5),
+        pr.ZRisk(AP),
+        pr.TRisk(nDCG @ 5, baseline=0),
+    ]
+    pr.Experiment(RUNS, TOPICS, QRELS, [AP, *risk])
+    assert len(calls) == 1
+    names = [str(m) for m in calls[0]]
+    assert names.count("AP") == 1 and names.count("nDCG@5") == 1
+
+
+def test_transformers_and_string_measures():
+    systems = [pt.Transformer.from_df(RUNS["bm25"]), pt.Transformer.from_df(RUNS["dph"])]
+    res = pr.Experiment(
+        systems, TOPICS, QRELS, ["map", "URisk(AP,alpha=1,baseline='bm25')"], names=["bm25", "dph"]
+    ).set_index("name")
+    ap = matrix(AP)
+    d = ap[1] - ap[0]
+    assert res.loc["dph", "URisk(AP,alpha=1,baseline='bm25')"] == pytest.approx(
+        np.mean(np.where(d < 0, 2 * d, d))
+    )
+    assert res.loc["dph", "map"] == pytest.approx(ap[1].mean())
+
+
+def test_perquery_components():
+    risk = [
+        pr.URisk(AP, alpha=2, baseline="dph"),
+        pr.TRisk(AP, baseline="max", se="jackknife"),
+        pr.ZRisk(AP, alpha=3),
+    ]
+    pq = pr.Experiment(RUNS, TOPICS, QRELS, [AP, *risk], perquery=True)
+    assert list(pq.columns) == ["name", "qid", "measure", "value"]
+    expected = {"AP", repr(risk[0]), *(f"{risk[1]!r} {c}" for c in ("x", "T_R", "T_J")), f"{risk[2]!r} z"}
+    assert set(pq["measure"]) == expected
+    assert len(pq) == len(expected) * len(NAMES) * N_TOPICS
+    avg = pr.Experiment(RUNS, TOPICS, QRELS, risk).set_index("name")
+    wide = pq.pivot_table(index=["name", "measure"], columns="qid", values="value")
+    for n in NAMES:
+        assert wide.loc[(n, repr(risk[0]))].mean() == pytest.approx(avg.loc[n, repr(risk[0])])  # mean of x_i
+        z = wide.loc[(n, f"{risk[2]!r} z")].to_numpy()
+        assert z[z > 0].sum() + 4 * z[z < 0].sum() == pytest.approx(avg.loc[n, repr(risk[2])])
+        res = pr.trisk(per_topic(AP, RUNS[n]), matrix(AP).max(axis=0), se="jackknife")
+        np.testing.assert_allclose(wide.loc[(n, f"{risk[1]!r} T_J")].to_numpy(), res.t_j)
+        np.testing.assert_allclose(wide.loc[(n, f"{risk[1]!r} x")].to_numpy(), res.x)
+
+
+def test_perquery_both_and_dict_outputs():
+    m = pr.URisk(AP, baseline=0)
+    both = pr.Experiment(RUNS, TOPICS, QRELS, [AP, m], perquery="both")
+    averages, perq = both
+    assert repr(m) in averages.columns and repr(m) in set(perq["measure"])
+    as_dict = pr.Experiment(RUNS, TOPICS, QRELS, [AP, m, pr.TRisk(AP, baseline=0)], dataframe=False)
+    assert set(as_dict) == set(NAMES)
+    assert as_dict["dph"][repr(m)] == pytest.approx(averages.set_index("name").loc["dph", repr(m)])
+    assert "TRisk(AP,baseline=0) p-value" in as_dict["dph"]
+    nested = pr.Experiment(RUNS, TOPICS, QRELS, [AP, m], perquery=True, dataframe=False)
+    assert set(nested) == {0, 1, 2, 3} and set(nested[1]) == set(QIDS)
+    assert set(nested[1][QIDS[0]]) == {"AP", repr(m)}
+
+
+def test_round_highlight_and_save_dir(tmp_path):
+    m = pr.URisk(AP, alpha=1, baseline=0)
+    res = pr.Experiment(RUNS, TOPICS, QRELS, [AP, m], round=2)
+    assert all(v == round(v, 2) for v in res[repr(m)])
+    res = pr.Experiment(RUNS, TOPICS, QRELS, [AP, m], round={repr(m): 1})
+    assert all(v == round(v, 1) for v in res[repr(m)])
+    styled = pr.Experiment(RUNS, TOPICS, QRELS, [AP, m], highlight="bold")
+    assert isinstance(styled, pd.io.formats.style.Styler) and "font-weight: bold" in styled.to_html()
+    pr.Experiment(RUNS, TOPICS, QRELS, [AP, m], save_dir=str(tmp_path))
+    assert "AP" in pd.read_csv(tmp_path / "aggregated.csv").columns
+
+
+def test_pool_subset_and_external_baseline(tmp_path):
+    ap = matrix(AP)
+    res = pr.Experiment(
+        RUNS, TOPICS, QRELS,
+        [pr.URisk(AP, baseline="median", pool=["dph", "pl2", 3]), pr.URisk(AP, baseline=RUNS["pl2"])],
+    ).set_index("name")  # fmt: skip
+    med = np.median(ap[1:], axis=0)
+    assert res.loc["bm25", "URisk(AP,baseline='median',pool=('dph','pl2',3))"] == pytest.approx(
+        np.mean(ap[0] - med)
+    )
+    ext = [c for c in res.columns if "<run" in c][0]
+    assert res.loc["bm25", ext] == pytest.approx(np.mean(ap[0] - ap[2]))
+    path = tmp_path / "pl2.run"
+    pt.io.write_results(RUNS["pl2"], str(path))
+    res2 = pr.Experiment(RUNS, TOPICS, QRELS, [pr.URisk(AP, baseline=str(path))]).set_index("name")
+    np.testing.assert_allclose(res2.iloc[:, 0], res[ext])
+
+
+def test_topic_policy_missing_topics_score_zero():
+    runs = {"full": RUNS["bm25"], "holes": random_run(9, drop=(QIDS[0], QIDS[3]))}
+    with pytest.warns(TopicPolicyWarning, match=r"system 'holes' has no results for 2 of the 8 qrels topics"):
+        res = pr.Experiment(runs, TOPICS, QRELS, [pr.URisk(AP, baseline="full")]).set_index("name")
+    holes = per_topic(AP, runs["holes"])
+    assert holes[0] == 0 and holes[3] == 0
+    assert res.loc["holes", "URisk(AP,baseline='full')"] == pytest.approx(
+        np.mean(holes - matrix(AP, runs)[0])
+    )
+
+
+def test_topic_policy_extra_topics_ignored():
+    extra = pd.concat([RUNS["dph"], RUNS["dph"].assign(qid="999")], ignore_index=True)
+    runs = {"bm25": RUNS["bm25"], "extra": extra}
+    with pytest.warns(TopicPolicyWarning, match="1 topic"):
+        res = pr.Experiment(runs, TOPICS, QRELS, [pr.URisk(AP, baseline=0)]).set_index("name")
+    ap = matrix(AP)
+    assert res.loc["extra", "URisk(AP,baseline=0)"] == pytest.approx(np.mean(ap[1] - ap[0]))
+
+
+def test_qrels_topics_define_topic_set():
+    # a topic with qrels but absent from the topics frame is dropped (filter_by_topics, as pt.Experiment)
+    topics = TOPICS.iloc[:-1]
+    res = pr.Experiment(RUNS, topics, QRELS, [AP, pr.URisk(AP, baseline=0)]).set_index("name")
+    ap = matrix(AP)[:, :-1]
+    assert res.loc["dph", "URisk(AP,baseline=0)"] == pytest.approx(np.mean(ap[1] - ap[0]))
+    assert res.loc["dph", "AP"] == pytest.approx(ap[1].mean())
+
+
+@pytest.mark.parametrize(
+    ("measures", "kwargs", "error", "match"),
+    [
+        ([pr.URisk(AP, baseline="bm26")], {}, ValueError, "unknown baseline 'bm26'"),
+        ([pr.URisk(AP, baseline=7)], {}, ValueError, "out of range"),
+        ([pr.URisk(AP)], {}, ValueError, "needs a baseline"),
+        ([pr.URisk(AP, baseline="mean", pool=["x"])], {}, ValueError, "unknown pool"),
+        ([pr.URisk(AP)], {"baseline": "nope"}, ValueError, "unknown baseline 'nope'"),
+        ([pr.URisk(alpha=1)], {}, ValueError, "no base measure"),
+        (["URisk(Nope@5)"], {}, NameError, "Nope"),
+    ],
+)
+def test_bad_input(measures, kwargs, error, match):
+    with pytest.raises(error, match=match):
+        pr.Experiment(RUNS, TOPICS, QRELS, measures, **kwargs)
+
+
+def test_too_few_systems_and_topics():
+    with pytest.raises(ValueError, match="at least two systems"):
+        pr.Experiment({"one": RUNS["bm25"]}, TOPICS, QRELS, [pr.ZRisk(AP)])
+    with pytest.raises(ValueError, match="at least two topics"):
+        pr.Experiment(RUNS, TOPICS.iloc[:1], QRELS, [pr.TRisk(AP, baseline=0)])
+    with pytest.raises(ValueError, match="unique system names"):
+        pr.Experiment([RUNS["bm25"], RUNS["dph"]], TOPICS, QRELS, [pr.ZRisk(AP)], names=["a", "a"])
+    with pytest.raises(ValueError, match="same length"):
+        pr.Experiment([RUNS["bm25"]], TOPICS, QRELS, [pr.ZRisk(AP)], names=["a", "b"])
+
+
+def test_irds_topics_and_qrels():
+    topics = pt.get_dataset("irds:vaswani").get_topics()
+    qrels = pt.get_dataset("irds:vaswani").get_qrels()
+    # two synthetic systems over the real qrels: one ranks judged-relevant docs first for even topics
+    rows = []
+    for i, (qid, group) in enumerate(qrels.groupby("qid")):
+        for j, docno in enumerate(group["docno"]):
+            rows.append((qid, docno, float(j if i % 2 else -j)))
+    a = pd.DataFrame(rows, columns=["qid", "docno", "score"])
+    b = a.assign(score=-a["score"])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        res = pr.Experiment(
+            {"a": a, "b": b}, "irds:vaswani", "irds:vaswani", [P @ 5, pr.URisk(P @ 5, baseline="b")]
+        )
+    res = res.set_index("name")
+    assert len(qrels["qid"].unique()) == 93 and len(topics) == 93
+    assert res.loc["a", "URisk(P@5,baseline='b')"] == pytest.approx(res.loc["a", "P@5"] - res.loc["b", "P@5"])
+    with pytest.raises(ValueError, match="unknown ir_datasets id"):
+        pr.Experiment({"a": a}, "irds:no/such/dataset", "irds:vaswani", [pr.URisk(AP, baseline=0)])
