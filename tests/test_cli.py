@@ -179,7 +179,8 @@ def test_unwritable_outputs(capsys, small):
     _fails(capsys, ["eval", "--qrels", str(small / "qrels.txt"), "--output", str(small / "blocker" / "t.md"),
                     str(small / "a.run")], "blocker")
     _fails(capsys, ["eval", "--qrels", str(small / "qrels.txt"), "--plots", str(small / "blocker" / "p"),
-                    "--baseline", "a", str(small / "a.run"), str(small / "b.run")], "--plots folder", "blocker")
+                    "--baseline", "a", str(small / "a.run"), str(small / "b.run")],
+           "--plots folder", "blocker")
 
 
 def test_bad_measure_baseline_alpha_and_names(capsys, small):
@@ -206,7 +207,8 @@ def test_usage_errors_exit_2(capsys):
 
 
 def test_python_m_entry_point(small):
-    proc = subprocess.run([sys.executable, "-m", "pyterrier_risk", "eval", "--qrels", str(small / "qrels.txt"),
-                           str(small / "missing.run")], capture_output=True, text=True, timeout=120)
+    argv = ["eval", "--qrels", str(small / "qrels.txt"), str(small / "missing.run")]
+    proc = subprocess.run([sys.executable, "-m", "pyterrier_risk", *argv], capture_output=True, text=True,
+                          timeout=120)
     assert proc.returncode == 2
     assert "missing.run" in proc.stderr and "Traceback" not in proc.stderr
