@@ -20,6 +20,8 @@ if TYPE_CHECKING:
 
 __all__ = ["read_run", "read_qrels"]
 
+_RUN_EXTENSIONS = (".run", ".res", ".txt", ".trec", ".tsv")
+
 
 def _open_lines(path: str | os.PathLike[str], kind: str) -> list[str]:
     p = Path(path)
@@ -53,8 +55,8 @@ def read_run(
             the qrels are dropped, and a :class:`~pyterrier_risk._topics.TopicPolicyWarning` gives
             the count of dropped topics and of qrels topics without results (those score 0 when
             evaluated).
-        name: value of the ``name`` column (default: the file name without ``.gz`` and the last
-            extension).
+        name: value of the ``name`` column (default: the file name without ``.gz`` and a run
+            extension ``.run``, ``.res``, ``.txt``, ``.trec`` or ``.tsv``).
 
     Returns:
         A DataFrame with PyTerrier's result columns ``qid``, ``docno``, ``rank``, ``score``, ``name``
@@ -110,7 +112,10 @@ def read_run(
         raise ValueError(f"{p}: run file has no results")
     if name is None:
         name = p.name[:-3] if p.name.endswith(".gz") else p.name
-        name = name.rsplit(".", 1)[0] if "." in name else name
+        for ext in _RUN_EXTENSIONS:
+            if name.endswith(ext) and len(name) > len(ext):
+                name = name[: -len(ext)]
+                break
     run = pd.DataFrame(
         {
             "qid": qids,
