@@ -434,7 +434,7 @@ def test_mq2008_fold1_beats_the_bm25_feature():
         learning_rate=0.1,
         num_leaves=15,
         min_data_in_leaf=20,
-        num_threads=2,
+        num_threads=1,
         seed=1,
         verbose=False,
     )
