@@ -48,12 +48,40 @@ __all__ = ["zrisk", "georisk", "z_scores", "zrisk_components", "georisk_curve"]
 
 # elements per block of u: 64 Ki float64 = 512 KiB, which stays in a typical L2 cache
 _BLOCK_ELEMENTS = 1 << 16
+# below this topic mass the fast path's 1 / p_j could overflow; such data (subnormal scores)
+# takes a slightly slower path that never forms 1 / p_j
+_TINY_MASS = 1e-150
 
 
 def _wrap_systems(values: np.ndarray, systems: pd.Index | None, name: str) -> np.ndarray | pd.Series:
     if systems is None:
         return values
     return pd.Series(values, index=systems, name=name)
+
+
+def _negative_tiny_mass(
+    x: np.ndarray, row_sums: np.ndarray, sqrt_p: np.ndarray, inv_sqrt_p: np.ndarray
+) -> np.ndarray:
+    """Per system sum_j sqrt(p_j) min(u_ij, 0), without ever forming 1 / p_j.
+
+    Uses ``sqrt(p_j) min(u_ij, 0) = min(x_ij / sqrt(p_j), S_i sqrt(p_j)) - S_i sqrt(p_j)``, where
+    ``x_ij / sqrt(p_j) <= N sqrt(p_j)`` cannot overflow. One operation per cell more than the
+    fast path, so it only serves matrices with a topic mass below ``_TINY_MASS`` (subnormal
+    scores), where ``1 / p_j`` would overflow.
+    """
+    r, c = x.shape
+    out = np.empty(r)
+    rows = max(1, _BLOCK_ELEMENTS // c)
+    v_buf = np.empty((min(rows, r), c))
+    w_buf = np.empty_like(v_buf)
+    for start in range(0, r, rows):
+        stop = min(start + rows, r)
+        v, w = v_buf[: stop - start], w_buf[: stop - start]
+        np.multiply(x[start:stop], inv_sqrt_p, out=v)
+        np.multiply.outer(row_sums[start:stop], sqrt_p, out=w)
+        np.minimum(v, w, out=v)
+        out[start:stop] = v.sum(axis=1)
+    return out
 
 
 def _components(x: np.ndarray, row_sums: np.ndarray, want_negative: bool) -> tuple[np.ndarray, np.ndarray]:
@@ -73,7 +101,9 @@ def _components(x: np.ndarray, row_sums: np.ndarray, want_negative: bool) -> tup
     sqrt_s = np.sqrt(row_sums)
     # sum_j sqrt(p_j) u_ij = sum_j x_ij / sqrt(p_j) - S_i sum_j sqrt(p_j): one matrix-vector product
     total_z = x @ inv_sqrt_p - row_sums * sum_sqrt_p
-    if want_negative:
+    if want_negative and p[live].min() < _TINY_MASS:
+        negative_z = _negative_tiny_mass(x, row_sums, sqrt_p, inv_sqrt_p) - row_sums * sum_sqrt_p
+    elif want_negative:
         # sum_j sqrt(p_j) min(u_ij, 0) = sum_j sqrt(p_j) min(x_ij / p_j, S_i) - S_i sum_j sqrt(p_j)
         inv_p = inv_sqrt_p * inv_sqrt_p
         rows = max(1, _BLOCK_ELEMENTS // c)

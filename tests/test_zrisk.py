@@ -225,3 +225,25 @@ def test_bad_alpha(func):
         func(TABLE3, alpha=float("nan"))
     with pytest.raises(TypeError, match="alpha"):
         func(TABLE3, alpha="5")
+
+
+def test_tiny_mass_path_agrees_with_the_fast_path(monkeypatch):
+    import pyterrier_risk._zrisk as module
+
+    rng = np.random.default_rng(11)
+    x = rng.random((23, 17))
+    x[rng.random(x.shape) < 0.3] = 0.0
+    fast = [zrisk(x, a) for a in (0.0, 1.0, 7.5)]
+    monkeypatch.setattr(module, "_TINY_MASS", 2.0)  # every topic takes the overflow-safe path
+    for a, expected in zip((0.0, 1.0, 7.5), fast, strict=True):
+        np.testing.assert_allclose(zrisk(x, a), expected, rtol=1e-12, atol=1e-12)
+
+
+def test_subnormal_scores_do_not_overflow():
+    # x = [[1, a], [a, a]] with a the smallest subnormal; by hand (a -> 0): e_11 ~ 1, e_12 ~ 2a,
+    # e_21 ~ 2a, e_22 = 4a^2 / (1 + 3a), so z_22 = (a - 4a^2) / 2a ~ 1/2 and the others ~ 0
+    a = 5e-324
+    x = np.array([[1.0, a], [a, a]])
+    with np.errstate(over="raise", invalid="raise", divide="raise"):
+        for alpha in (0.0, 3.0):
+            np.testing.assert_allclose(zrisk(x, alpha), [0.0, 0.5], atol=1e-12)
