@@ -147,7 +147,10 @@ class _UE(Measure):
         """Per-topic UE values; ir_measures' runtime provider calls this with all topics of one run."""
         self.validate_params()
         base = self.base_measure()
-        values = {m.query_id: m.value for m in ir_measures.iter_calc([base], qrels, run)}
+        # dict-of-dict input spares ir_measures a per-row namedtuple conversion (same values)
+        qrels_dd = _dict_of_dict(qrels["query_id"], qrels["doc_id"], qrels["relevance"])
+        run_dd = _dict_of_dict(run["query_id"], run["doc_id"], run["score"])
+        values = {m.query_id: m.value for m in ir_measures.iter_calc([base], qrels_dd, run_dd)}
         if not values:
             return
         iub, reb = _bounds_for(self, base, qrels, run)
@@ -158,6 +161,19 @@ class _UE(Measure):
         scores = ue(a, iub_q, reb_q, self["variant"])
         for qid, value in zip(qids, scores, strict=True):
             yield Metric(qid, self, float(value))
+
+
+def _dict_of_dict(qids: pd.Series, docs: pd.Series, values: pd.Series) -> dict[Any, dict[Any, Any]]:
+    """``{query_id: {doc_id: value}}`` built block-wise; a repeated (query, doc) keeps its last value."""
+    q = qids.to_numpy()
+    if len(q) == 0:
+        return {}
+    starts = np.concatenate([[0], np.flatnonzero(q[1:] != q[:-1]) + 1, [len(q)]])
+    doc_list, value_list = docs.tolist(), values.tolist()
+    out: dict[Any, dict[Any, Any]] = {}
+    for begin, end in zip(starts[:-1].tolist(), starts[1:].tolist(), strict=True):
+        out.setdefault(q[begin], {}).update(zip(doc_list[begin:end], value_list[begin:end], strict=True))
+    return out
 
 
 def _bounds_for(
