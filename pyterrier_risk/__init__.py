@@ -35,6 +35,8 @@ _EXPORTS: dict[str, str] = {
     "zrisk": "_zrisk",
     "georisk": "_zrisk",
     "z_scores": "_zrisk",
+    "georisk_curve": "_zrisk",
+    "zrisk_components": "_zrisk",
     # measure adapters
     "URisk": "_measures",
     "TRisk": "_measures",
