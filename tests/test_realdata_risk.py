@@ -1,0 +1,166 @@
+"""Real-data evidence: TREC Web 2012 official risk baseline runs, and 19 Terrier runs on TREC-7.
+
+Every risk value produced by ``pyterrier_risk.Experiment`` is checked against an independent
+computation: per-topic scores straight from ``ir_measures`` (or the official ``gdeval.pl -c``
+per-topic output shipped with the TREC-7 runs), then numpy / ``scipy.stats.ttest_rel``.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+
+import ir_measures
+import numpy as np
+import pandas as pd
+import pytest
+from conftest import data_path
+from ir_measures import ERR, nDCG
+from scipy import stats
+
+import pyterrier_risk as pr
+from pyterrier_risk._topics import TopicPolicyWarning
+
+pytestmark = [pytest.mark.realdata, pytest.mark.slow]
+
+GDEVAL_NDCG20 = nDCG(gains={-2: 0, 0: 0, 1: 1, 2: 3, 3: 7, 4: 15}) @ 20
+ALPHAS = (0, 1, 5, 10)
+WEB_BASELINE = "indri-rm-cata-filtered"
+# gdeval.pl -c means from trec-web-2012-risk/README.md (nDCG@20, ERR@20), 4 decimals
+WEB_README = {
+    "indri-ql-cata": (0.0495, 0.1018),
+    "indri-ql-cata-filtered": (0.1053, 0.1617),
+    "indri-ql-catb": (0.0971, 0.1797),
+    "indri-ql-catb-filtered": (0.1057, 0.1781),
+    "indri-rm-cata": (0.0488, 0.0904),
+    "indri-rm-cata-filtered": (0.1118, 0.1947),
+    "indri-rm-catb": (0.0996, 0.1550),
+    "indri-rm-catb-filtered": (0.1065, 0.1909),
+}
+
+
+def _read_runs(folder) -> dict[str, pd.DataFrame]:
+    runs = {}
+    for path in sorted(folder.glob("*.run.gz")):
+        run = pr.read_run(path)
+        runs[run["name"].iloc[0]] = run
+    return runs
+
+
+def _independent_per_topic(measures, qrels: pd.DataFrame, runs: dict[str, pd.DataFrame]) -> dict:
+    """{measure: systems x topics DataFrame} from one ir_measures evaluator, missing topics = 0."""
+    q = qrels.rename(columns={"qid": "query_id", "docno": "doc_id", "label": "relevance"})
+    evaluator = ir_measures.evaluator(measures, q)
+    topics = sorted(q["query_id"].unique())
+    out = {m: pd.DataFrame(0.0, index=list(runs), columns=topics) for m in measures}
+    for name, run in runs.items():
+        for metric in evaluator.iter_calc(run.rename(columns={"qid": "query_id", "docno": "doc_id"})):
+            out[metric.measure].loc[name, metric.query_id] = metric.value
+    return out
+
+
+@pytest.fixture(scope="module")
+def web2012():
+    folder = data_path("trec-web-2012-risk")
+    runs = _read_runs(folder / "runs")
+    qrels = pr.read_qrels(folder / "qrels.web.151-200.txt")
+    topics = pd.DataFrame({"qid": sorted(qrels["qid"].unique()), "query": ""})
+    measures = [GDEVAL_NDCG20, ERR @ 20]
+    risk = [
+        kind(base, alpha=a, baseline=WEB_BASELINE)
+        for base in measures
+        for a in ALPHAS
+        for kind in (pr.URisk, pr.TRisk)
+    ]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", TopicPolicyWarning)  # every run covers all 50 topics
+        table = pr.Experiment(runs, topics, qrels, [*measures, *risk]).set_index("name")
+    return table, _independent_per_topic(measures, qrels, runs), risk
+
+
+def test_web2012_base_means_match_gdeval(web2012):
+    table, _, _ = web2012
+    assert sorted(table.index) == sorted(WEB_README)
+    for run, (ndcg, err) in WEB_README.items():
+        assert table.loc[run, repr(GDEVAL_NDCG20)] == pytest.approx(ndcg, abs=6e-5)
+        assert table.loc[run, "ERR@20"] == pytest.approx(err, abs=6e-5)
+
+
+def test_web2012_urisk_trisk_against_independent_computation(web2012):
+    table, independent, risk = web2012
+    for m in risk:
+        scores = independent[m.base]
+        base = scores.loc[WEB_BASELINE].to_numpy()
+        for run in scores.index:
+            if run == WEB_BASELINE:
+                continue
+            d = scores.loc[run].to_numpy() - base
+            x = np.where(d < 0, (1 + m.alpha) * d, d)
+            if m.NAME == "URisk":
+                assert table.loc[run, repr(m)] == pytest.approx(x.mean(), abs=1e-12)
+            else:
+                t = x.mean() / (x.std(ddof=1) / math.sqrt(len(x)))
+                p = 2 * stats.t.sf(abs(t), len(x) - 1)
+                assert table.loc[run, repr(m)] == pytest.approx(t, rel=1e-10)
+                assert table.loc[run, f"{m!r} p-value"] == pytest.approx(p, rel=1e-8)
+                if m.alpha == 0:
+                    ref = stats.ttest_rel(scores.loc[run].to_numpy(), base)
+                    assert table.loc[run, repr(m)] == pytest.approx(ref.statistic, rel=1e-10)
+                    assert table.loc[run, f"{m!r} p-value"] == pytest.approx(ref.pvalue, rel=1e-8)
+
+
+def test_web2012_risk_grows_with_alpha(web2012):
+    table, _, _ = web2012
+    for base in (GDEVAL_NDCG20, ERR @ 20):
+        values = np.array([table[repr(pr.URisk(base, alpha=a, baseline=WEB_BASELINE))] for a in ALPHAS])
+        assert np.all(np.diff(values, axis=0) <= 1e-15)
+        # every other official baseline run loses on average to the filtered RM run under nDCG@20
+        if base == GDEVAL_NDCG20:
+            assert (values[0][table.index != WEB_BASELINE] < 0).all()
+
+
+@pytest.fixture(scope="module")
+def trec7():
+    folder = data_path("trec7-adhoc-terrier-runs")
+    runs = _read_runs(folder / "runs")
+    qrels = pr.read_qrels(folder / "qrels.adhoc.351-400.txt")
+    topics = pd.DataFrame({"qid": sorted(qrels["qid"].unique()), "query": ""})
+    risk = [kind(nDCG @ 20, alpha=a) for a in ALPHAS for kind in (pr.ZRisk, pr.GeoRisk)]
+    averages, perquery = pr.Experiment(runs, topics, qrels, [nDCG @ 20, *risk], perquery="both")
+    reference = pd.read_csv(folder / "reference_eval" / "gdeval_c.csv", dtype={"topic": str})
+    reference = reference[(reference["k"] == 20) & (reference["topic"] != "amean")]
+    gdeval = reference.pivot(index="run", columns="topic", values="ndcg@k")
+    return averages.set_index("name"), perquery, gdeval, risk
+
+
+def test_trec7_per_topic_ndcg_matches_gdeval(trec7):
+    averages, perquery, gdeval, _ = trec7
+    assert len(averages) == 19 and gdeval.shape == (19, 50)
+    ours = perquery[perquery["measure"] == "nDCG@20"].pivot(index="name", columns="qid", values="value")
+    ours = ours.reindex(index=gdeval.index, columns=gdeval.columns)
+    # gdeval prints 5 decimals; ties are broken alike (docno descending), so only rounding differs
+    np.testing.assert_allclose(ours.to_numpy(), gdeval.to_numpy(), atol=1e-5 + 1e-9)
+
+
+def test_trec7_zrisk_georisk_against_gdeval_matrix(trec7):
+    averages, _, gdeval, risk = trec7
+    for m in risk:
+        func = pr.zrisk if m.NAME == "ZRisk" else pr.georisk
+        expected = func(gdeval, m.alpha)
+        got = averages.loc[expected.index, repr(m)]
+        np.testing.assert_allclose(
+            got.to_numpy(), expected.to_numpy(), atol=2e-3 if m.NAME == "ZRisk" else 1e-5
+        )
+    geo = averages[[repr(m) for m in risk if m.NAME == "GeoRisk"]].to_numpy()
+    assert ((geo > 0) & (geo < 1)).all()
+    zr = averages[[repr(m) for m in risk if m.NAME == "ZRisk"]].to_numpy()
+    assert np.all(np.diff(zr, axis=1) <= 1e-12)  # ZRisk never increases with alpha
+
+
+def test_trec7_perquery_z_sums_to_zrisk(trec7):
+    averages, perquery, _, risk = trec7
+    m = risk[2]  # ZRisk(nDCG@20,alpha=1)
+    assert m.NAME == "ZRisk" and m.alpha == 1
+    z = perquery[perquery["measure"] == f"{m!r} z"].pivot(index="name", columns="qid", values="value")
+    weighted = z.where(z > 0, 0).sum(axis=1) + 2 * z.where(z < 0, 0).sum(axis=1)
+    np.testing.assert_allclose(weighted.reindex(averages.index), averages[repr(m)], rtol=1e-10, atol=1e-12)
