@@ -146,3 +146,62 @@ def test_zrisk_is_the_sum_of_its_z_scores(m, alpha):
 def test_zrisk_does_not_increase_with_alpha(m, a1, a2):
     lo, hi = sorted((a1, a2))
     assert np.all(zrisk(m, hi) <= zrisk(m, lo) + 1e-9)
+
+
+# --- real data: 19 Terrier runs on TREC-7 (per-topic nDCG@20 / ERR@20 from the official gdeval.pl) ---
+
+
+def _trec7_matrix(measure: str):
+    import pandas as pd
+    from conftest import data_path
+
+    path = data_path("trec7-adhoc-terrier-runs", "reference_eval", "gdeval_c.csv")
+    frame = pd.read_csv(path, dtype={"topic": str})
+    frame = frame[frame["k"] == 20]
+    per_topic = frame[frame["topic"] != "amean"].pivot(index="run", columns="topic", values=measure)
+    amean = frame[frame["topic"] == "amean"].set_index("run")[measure]
+    return per_topic, amean
+
+
+@pytest.mark.realdata
+@pytest.mark.parametrize("measure", ["ndcg@k", "err@k"])  # the file's columns; rows with k = 20
+def test_real_trec7_runs(measure):
+    m, amean = _trec7_matrix(measure)
+    assert m.shape == (19, 50) and not m.isna().any().any()
+    np.testing.assert_allclose(m.mean(axis=1), amean.loc[m.index], atol=1e-5)  # gdeval's own means
+    x = m.to_numpy()
+
+    # ZRisk / GeoRisk: the fast path against the formulas transcribed literally
+    e = x.sum(axis=1, keepdims=True) * x.sum(axis=0, keepdims=True) / x.sum()
+    z = np.where(e > 0, (x - e) / np.sqrt(np.where(e > 0, e, 1.0)), 0.0)
+    for alpha in (0, 1, 5, 10):
+        direct = np.where(z > 0, z, (1 + alpha) * z).sum(axis=1)
+        zr = zrisk(m, alpha)
+        np.testing.assert_allclose(zr.to_numpy(), direct, rtol=1e-10, atol=1e-10)
+        geo = georisk(m, alpha)
+        expected = np.sqrt(x.mean(axis=1) * stats.norm.cdf(direct / 50))
+        np.testing.assert_allclose(geo.to_numpy(), expected, rtol=1e-10)
+        assert geo.between(0, 1).all() and list(geo.index) == list(m.index)
+
+    # TRisk of every run against one of them: the paired t-test at alpha 0, the jackknife loop at 5
+    base = m.loc["stem-stop_BM25b0.75_1"]
+    for run in m.index.drop(base.name):
+        ref = stats.ttest_rel(m.loc[run], base)
+        r0 = trisk(m.loc[run], base)
+        assert r0.trisk == pytest.approx(ref.statistic, rel=1e-10)
+        assert r0.p_value == pytest.approx(ref.pvalue, rel=1e-8)
+        r5 = trisk(m.loc[run], base, alpha=5, se="jackknife")
+        xs = r5.x.to_numpy()
+        loo = np.array([np.delete(xs, i).mean() for i in range(len(xs))])
+        se_loop = np.sqrt((len(xs) - 1) / len(xs) * ((loo - loo.mean()) ** 2).sum())
+        assert r5.se == pytest.approx(se_loop, rel=1e-10)
+        assert r5.se_parametric == pytest.approx(se_loop, rel=1e-10)
+        assert r5.urisk <= r0.urisk
+
+    # against the MEAN baseline, URisk at alpha 0 is the run's mean minus the grand mean, so the
+    # ranking by URisk is the ranking by effectiveness (ECIR 2014, Section 4)
+    mean_base = baseline_scores(m, "mean")
+    u = m.apply(lambda row: urisk(row, mean_base), axis=1)
+    np.testing.assert_allclose(u, m.mean(axis=1) - x.mean(), atol=1e-12)
+    u_max = m.apply(lambda row: urisk(row, baseline_scores(m, "max"), alpha=1), axis=1)
+    assert (u_max <= 0).all()
