@@ -62,7 +62,7 @@ __all__ = ["TRiskResult", "trisk", "jackknife_se"]
 _SE_METHODS = ("parametric", "jackknife")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)  # per-topic arrays: compare results field by field
 class TRiskResult:
     r"""The outcome of :func:`trisk`.
 

@@ -12,7 +12,7 @@ diagnosis that names the offending cells only runs once something is known to be
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable, Sequence
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -100,13 +100,15 @@ def as_score_vector(values: Any, name: str = "scores") -> tuple[np.ndarray, pd.I
     """Check one per-topic score vector.
 
     Args:
-        values: a 1-D array-like or a ``pandas.Series`` indexed by topic.
+        values: a 1-D array-like, a ``pandas.Series`` indexed by topic or a ``{topic: score}`` dict.
         name: the argument name used in error messages.
 
     Returns:
         The scores as a float64 array and the topic index (``None`` unless a Series was given).
     """
     index = None
+    if isinstance(values, Mapping):  # {topic: score}
+        values = pd.Series(values)
     if isinstance(values, pd.DataFrame):
         raise TypeError(f"{name} must be a 1-D vector of per-topic scores, got a DataFrame")
     if isinstance(values, pd.Series):

@@ -132,3 +132,9 @@ def test_bad_input():
         trisk(A, -B)
     with pytest.raises(ValueError, match="missing from scores: 'z'"):
         trisk(pd.Series([0.1, 0.2], index=["a", "b"]), pd.Series([0.1, 0.2], index=["a", "z"]))
+
+
+def test_results_compare_field_by_field():
+    r1, r2 = trisk(A, B, alpha=1), trisk(A, B, alpha=1)
+    assert r1 != r2  # identity: equality of per-topic arrays is not a single truth value
+    assert r1.as_dict() == r2.as_dict()

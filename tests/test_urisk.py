@@ -98,3 +98,9 @@ def test_bad_input(func):
         func(pd.DataFrame({"a": [0.1]}), [0.1])
     with pytest.raises(TypeError, match="numeric"):
         func(["x", "y"], [0.1, 0.2])
+
+
+def test_dicts_are_series_by_topic():
+    assert urisk({"a": 0.5, "b": 0.25}, {"b": 0.125, "a": 0.5}) == pytest.approx(0.0625)
+    with pytest.raises(ValueError, match="missing from baseline: 'b'"):
+        urisk({"a": 0.5, "b": 0.25}, {"a": 0.5})
