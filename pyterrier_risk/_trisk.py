@@ -76,7 +76,8 @@ class TRiskResult:
         x: per-topic risk-weighted differences ``x_i`` (2014 eq. 11).
         t_r: per-topic :math:`T_{R_i} = x_i / s_x` (2014 eq. 21).
         t_j: per-topic jackknife :math:`T_{J_i} = \tilde\theta_i / (\sqrt c\, SE_J)` (see the module
-            docstring for the derivation); negative for a loss.
+            docstring for the derivation); negative for a loss. When all ``x_i`` are equal the
+            standard deviation is 0 and ``t_r``/``t_j`` are ``±inf`` (``nan`` where ``x_i = 0``).
         alpha: the risk-sensitivity used.
         se_method: ``'parametric'`` or ``'jackknife'``.
         se_parametric: :math:`s_x/\sqrt c` (2014 eq. 12).

