@@ -217,6 +217,23 @@ def candidate_features(results: dict[str, pd.DataFrame], depth: int) -> pd.DataF
     return cand
 
 
+def with_tail(reranked: pd.DataFrame, first_stage: pd.DataFrame, depth: int) -> pd.DataFrame:
+    """Append the first stage's ranking below the re-ranked top ``depth`` (the usual re-ranking setup).
+
+    The tail keeps its order and is scored below every re-ranked document of its query
+    (``min re-ranked score − 1 − 0.001·(rank − depth)``), so every run of the study has the same depth
+    and depth-dependent measures (AP@100, UE over the run's pool) compare like with like.
+    """
+    tail = first_stage[first_stage["rank"] >= depth][["qid", "query", "docno", "rank"]]
+    floor = reranked.groupby("qid")["score"].min()
+    tail = tail.assign(score=tail["qid"].map(floor).to_numpy() - 1.0 - 0.001 * (tail["rank"] - depth))
+    tail = tail[tail["score"].notna()]
+    out = pd.concat([reranked.drop(columns=["features"], errors="ignore"), tail], ignore_index=True)
+    out = out.sort_values(["qid", "score"], ascending=[True, False], kind="stable").reset_index(drop=True)
+    out["rank"] = out.groupby("qid", sort=False).cumcount()
+    return out
+
+
 def topic_folds(qids: Sequence[str], k: int, seed: int) -> list[np.ndarray]:
     """Split the topics into ``k`` folds of (almost) equal size, shuffled with ``seed``."""
     qids = np.array(sorted(set(qids), key=lambda q: (len(q), q)))
@@ -252,7 +269,7 @@ def cross_validated_rerank(cand: pd.DataFrame, qrels: pd.DataFrame, alphas: Sequ
             t0 = time.perf_counter()
             model = RiskLambdaMART(objective, alpha=float(a), baseline="score", cutoff=10,
                                    num_boost_round=num_boost_round, verbose=False, learning_rate=0.05,
-                                   num_leaves=7, min_data_in_leaf=50, num_threads=2, seed=seed,
+                                   num_leaves=7, min_data_in_leaf=50, num_threads=1, seed=seed,
                                    deterministic=True, force_row_wise=True)
             model.fit(tr, qr_tr)
             out[float(a)].append(model.transform(te))
@@ -357,44 +374,104 @@ def run_demo(dataset: str = DEFAULT_DATASET, out: str | os.PathLike = "pyterrier
     log(f"  trained {folds * len(alphas)} models ({time.perf_counter() - t0:.1f}s)")
     label = _OBJECTIVE_LABELS.get(objective, objective)
     ltr_names = {a: f"{label}(a={a:g})" for a in alphas}
+    first_stage = results[BASELINE]
     for a, res in reranked.items():
-        results[ltr_names[a]] = res
+        results[ltr_names[a]] = with_tail(res, first_stage, depth)
 
     runs_dir = out / "runs"
     runs_dir.mkdir(exist_ok=True)
     for name, res in results.items():
         write_trec_run(res, runs_dir / f"{_safe_name(name)}.run", _safe_name(name))
 
-    log("evaluating and writing the report")
+    log("evaluating (pyterrier_risk.Experiment) and writing the report with plots")
+    t0 = time.perf_counter()
     result = write_report(out=out, dataset=dataset, topics=topics, qrels=qrels, results=results,
                           baseline=BASELINE, alphas=alphas, ltr_names=ltr_names,
                           settings={"folds": folds, "depth": depth, "num_boost_round": num_boost_round,
                                     "seed": seed, "quick": quick, "n_docs": index.num_docs(),
                                     "objective": objective})
+    log(f"  report written ({time.perf_counter() - t0:.1f}s)")
     result.seconds = time.perf_counter() - t_start
     log(f"done in {result.seconds:.1f}s: {result.report}")
     return result
 
 
-def _measure_table(results: dict[str, pd.DataFrame], qrels: pd.DataFrame, qids: Sequence[str],
-                   measures: Sequence[Any]) -> tuple[pd.DataFrame, dict[str, pd.DataFrame]]:
-    """Mean of each measure per system (missing topics score 0) and the per-topic matrices."""
-    matrices = {str(m): per_topic_matrix(results, qrels, m, qids) for m in measures}
-    table = pd.DataFrame({name: mat.mean(axis=1) for name, mat in matrices.items()})
-    table.index.name = "name"
-    return table.reset_index(), matrices
-
-
-def _ue_measures() -> list[Any]:
-    """UE-normalised nDCG@10 (V1, V2) when the UE measure is installed, else nothing."""
+def _ue_measures(measure: Any) -> list[Any]:
+    """UE-normalised ``measure`` (V1, V2) over the run's pool when the UE measure is installed."""
     try:
-        from ir_measures import nDCG
-
         from ._ue_measure import UE
     except ImportError:  # the UE measure is optional for the demo
         return []
-    # pool='run': Vaswani's qrels list only relevant documents, so the judged pool is degenerate
-    return [UE(nDCG @ 10, variant="V1", pool="run"), UE(nDCG @ 10, variant="V2", pool="run")]
+    # pool='run': Vaswani's qrels list only relevant documents, so a qrels pool would be degenerate
+    return [UE(measure, variant="V1", pool="run"), UE(measure, variant="V2", pool="run")]
+
+
+def _fmt_alpha(a: float) -> str:
+    return f"α={a:g}"
+
+
+def evaluate_study(results: dict[str, pd.DataFrame], topics: pd.DataFrame, qrels: pd.DataFrame,
+                   baseline: str, alphas: Sequence[float], measure: Any = None) -> dict[str, Any]:
+    """Evaluate all systems with one :func:`pyterrier_risk.Experiment` call (``perquery='both'``).
+
+    Args:
+        results: result frames by system name.
+        topics: the topics.
+        qrels: the qrels.
+        baseline: name of the single risk baseline.
+        alphas: α values of the risk measures.
+        measure: the measure the risk measures are built on (default ``nDCG@10``).
+
+    Returns:
+        ``averages`` (the Experiment table), ``per_query`` (its long per-topic table), ``matrix``
+        (systems × topics of ``measure``), ``measures`` (the plain measures), ``risk`` (the risk
+        measures by kind and α) and ``measure``.
+    """
+    from ir_measures import AP, P, nDCG
+
+    from ._experiment import Experiment
+    from ._measures import GeoRisk, TRisk, URisk, ZRisk
+
+    measure = nDCG @ 10 if measure is None else measure
+    plain = [measure, AP @ 100, P @ 10, *_ue_measures(measure)]
+    risk = {}
+    for a in alphas:
+        risk[("URisk", a)] = URisk(measure, alpha=a, baseline=baseline)
+        risk[("TRisk", a)] = TRisk(measure, alpha=a, baseline=baseline)
+        risk[("T*Risk", a)] = TRisk(measure, alpha=a, baseline="mean")
+        risk[("ZRisk", a)] = ZRisk(measure, alpha=a)
+        risk[("GeoRisk", a)] = GeoRisk(measure, alpha=a)
+    averages, per_query = Experiment(results, topics, qrels, [*plain, *risk.values()], perquery="both",
+                                     verbose=False)
+    qids = sorted(qrels["qid"].unique(), key=lambda q: (len(q), q))
+    values = per_query[per_query["measure"] == str(measure)]
+    matrix = (values.pivot(index="name", columns="qid", values="value")
+              .reindex(index=list(results), columns=qids).fillna(0.0))
+    return {"averages": averages, "per_query": per_query, "matrix": matrix, "measures": plain,
+            "risk": risk, "measure": measure}
+
+
+def _findings(risk: pd.DataFrame, multi: pd.DataFrame, ltr_names: dict[float, str], baseline: str,
+              measure: Any) -> str:
+    """One data-driven paragraph: what risk-sensitive training changed (numbers from the tables)."""
+    lo, hi = min(ltr_names), max(ltr_names)
+    if lo == hi:
+        return ""
+    r = risk.set_index("name")
+    m = multi.set_index("name")
+    a, b = r.loc[ltr_names[lo]], r.loc[ltr_names[hi]]
+    geo = f"GeoRisk α={hi:g}"
+    best_geo = m[geo].idxmax()
+    parts = [
+        f"**What risk-sensitive training changed.** Against {baseline} on {measure}, the re-ranker trained",
+        f"with α={hi:g} has Risk {b['Risk']:.4f} (α={lo:g}: {a['Risk']:.4f}),",
+        f"{int(b['Losses'])} losses (α={lo:g}: {int(a['Losses'])}),",
+        f"{int(b['Losses>20%'])} of them by more than 20% (α={lo:g}: {int(a['Losses>20%'])}),",
+        f"and Gain {b['Gain']:+.4f} (α={lo:g}: {a['Gain']:+.4f}).",
+        f"Over all systems, the highest GeoRisk at α={hi:g} is {best_geo}'s ({m.loc[best_geo, geo]:.4f};",
+        f"{baseline}: {m.loc[baseline, geo]:.4f}).",
+    ]
+    return " ".join(parts)
 
 
 def write_report(*, out: Path, dataset: str, topics: pd.DataFrame, qrels: pd.DataFrame,
@@ -405,7 +482,7 @@ def write_report(*, out: Path, dataset: str, topics: pd.DataFrame, qrels: pd.Dat
     Args:
         out: output folder.
         dataset: the dataset id (for the text).
-        topics: the evaluated topics (``qid``).
+        topics: the evaluated topics (``qid``, ``query``).
         qrels: the qrels.
         results: result frames by system name (PISA systems and the re-ranker per α).
         baseline: name of the single baseline (BM25).
@@ -416,141 +493,132 @@ def write_report(*, out: Path, dataset: str, topics: pd.DataFrame, qrels: pd.Dat
     Returns:
         A :class:`DemoResult` (``seconds`` left at 0).
     """
-    from ir_measures import AP, P, nDCG
-
-    from ._baselines import baseline_scores
     from ._plots import plot_georisk_alpha, plot_helped_hurt, plot_risk_gain, plot_topic_tj
     from ._report import markdown_section, write_table
     from ._trisk import trisk
     from ._urisk import risk_reward
-    from ._zrisk import georisk, zrisk
 
-    qids = sorted(topics["qid"].unique(), key=lambda q: (len(q), q))
-    primary = nDCG @ 10
-    measures = [primary, AP @ 100, P @ 10, *_ue_measures()]
-    effectiveness, matrices = _measure_table(results, qrels, qids, measures)
-    matrix = matrices[str(primary)]
+    ev = evaluate_study(results, topics, qrels, baseline, alphas)
+    averages, matrix, primary, risk_m = ev["averages"], ev["matrix"], ev["measure"], ev["risk"]
+    averages = averages.set_index("name")
     base = matrix.loc[baseline]
     tables_dir, plots_dir = out / "tables", out / "plots"
-    plots: dict[str, Path] = {}
 
-    # URisk / TRisk against the single baseline, with the 2012 decomposition
-    rows = []
-    for name in matrix.index:
-        if name == baseline:
-            continue
-        for a in alphas:
-            rr = risk_reward(matrix.loc[name], base, alpha=a)
-            tr = trisk(matrix.loc[name], base, alpha=a)
-            rows.append({"name": name, "alpha": a, "URisk": rr.urisk, "TRisk": tr.trisk, "p": tr.p_value,
-                         "Risk": rr.risk, "Reward": rr.reward, "Gain": rr.gain, "Wins": rr.wins,
-                         "Losses": rr.losses, "Losses>20%": rr.losses_gt20})
-    risk = pd.DataFrame(rows)
+    effectiveness = averages[[str(m) for m in ev["measures"]]].reset_index()
 
-    # multiple baselines: T*Risk against the per-topic mean of all systems, ZRisk and GeoRisk
-    mean_base = baseline_scores(matrix, "mean")
-    multi_rows = {}
+    # against the single baseline: the 2012 decomposition (independent of α) and URisk/TRisk per α
+    others = [n for n in matrix.index if n != baseline]
+    decomposition = pd.DataFrame([{"name": n, **risk_reward(matrix.loc[n], base).as_dict()} for n in others])
+    risk = pd.DataFrame({
+        "name": others,
+        "Risk": decomposition["risk"].to_numpy(), "Reward": decomposition["reward"].to_numpy(),
+        "Gain": decomposition["gain"].to_numpy(), "Wins": decomposition["wins"].to_numpy(),
+        "Losses": decomposition["losses"].to_numpy(), "Losses>20%": decomposition["losses_gt20"].to_numpy(),
+    })
     for a in alphas:
-        z = zrisk(matrix, alpha=a)
-        g = georisk(matrix, alpha=a)
-        for name in matrix.index:
-            row = multi_rows.setdefault(name, {"name": name})
-            row[f"T*Risk(mean) a={a:g}"] = trisk(matrix.loc[name], mean_base, alpha=a).trisk
-            row[f"ZRisk a={a:g}"] = float(np.asarray(z)[list(matrix.index).index(name)])
-            row[f"GeoRisk a={a:g}"] = float(np.asarray(g)[list(matrix.index).index(name)])
-    multi = pd.DataFrame(list(multi_rows.values()))
+        risk[f"URisk {_fmt_alpha(a)}"] = averages.loc[others, repr(risk_m[("URisk", a)])].to_numpy()
+        risk[f"TRisk {_fmt_alpha(a)}"] = averages.loc[others, repr(risk_m[("TRisk", a)])].to_numpy()
 
-    # the per-topic view
-    per_topic = matrix.T.copy()
-    per_topic.index.name = "qid"
+    # against all systems: T*Risk (per-topic mean of all systems), ZRisk, GeoRisk
+    multi = pd.DataFrame({"name": list(matrix.index)})
+    for kind in ("T*Risk", "ZRisk", "GeoRisk"):
+        for a in alphas:
+            column = averages.loc[list(matrix.index), repr(risk_m[(kind, a)])]
+            multi[f"{kind} {_fmt_alpha(a)}"] = column.to_numpy()
+
+    # the per-topic view: where the re-ranker trained with the smallest α loses most
     ltr0, ltr_max = ltr_names[min(alphas)], ltr_names[max(alphas)]
-    delta = (matrix.loc[ltr0] - base).sort_values(kind="stable")
-    hurt = delta.index[:5]
+    hurt = (matrix.loc[ltr0] - base).sort_values(kind="stable").index[:5]
     worst = pd.DataFrame({"qid": hurt, baseline: base[hurt].to_numpy(),
                           ltr0: matrix.loc[ltr0, hurt].to_numpy(),
-                          ltr_max: matrix.loc[ltr_max, hurt].to_numpy()})
-    worst["query"] = topics.set_index("qid").loc[hurt, "query"].str.slice(0, 60).to_numpy()
+                          ltr_max: matrix.loc[ltr_max, hurt].to_numpy(),
+                          "query": topics.set_index("qid").loc[hurt, "query"].str.slice(0, 50).to_numpy()})
+    per_topic = matrix.T.rename_axis(index="qid").reset_index()
 
-    # plots
+    plots: dict[str, Path] = {}
     # Risk and Gain do not depend on the evaluation α; the curve's labels are the training α
     trained_with = {v: a for a, v in ltr_names.items()}
-    once = risk[risk["alpha"] == min(alphas)]
     learner = f"RiskLambdaMART({settings['objective']})"
-    rg = pd.DataFrame({"name": [learner if n in trained_with else n for n in once["name"]],
-                       "alpha": [trained_with.get(n, float("nan")) for n in once["name"]],
-                       "risk": once["Risk"].to_numpy(), "gain": once["Gain"].to_numpy()})
-    plot_risk_gain(rg, path=plots_dir / "risk_gain.png",
-                   title=f"Risk–gain vs. {baseline} on {primary} (labels: training α)")
+    rg = pd.DataFrame({"name": [learner if n in trained_with else n for n in others],
+                       "alpha": [trained_with.get(n, float("nan")) for n in others],
+                       "risk": risk["Risk"].to_numpy(), "gain": risk["Gain"].to_numpy()})
     plots["risk_gain"] = plots_dir / "risk_gain.png"
-    plot_helped_hurt({ltr0: matrix.loc[ltr0], ltr_max: matrix.loc[ltr_max]}, base, measure=str(primary),
-                     path=plots_dir / "helped_hurt.png",
-                     title=f"Helped–hurt vs. {baseline}: re-ranker trained with α={min(alphas):g} and "
-                           f"α={max(alphas):g}")
+    plot_risk_gain(rg, path=plots["risk_gain"],
+                   title=f"Risk–gain against {baseline} on {primary} (labels: training α)")
     plots["helped_hurt"] = plots_dir / "helped_hurt.png"
-    plot_georisk_alpha(matrix, path=plots_dir / "georisk_alpha.png",
-                       title=f"GeoRisk of {len(matrix)} systems on {primary} ({dataset})")
+    plot_helped_hurt({ltr0: matrix.loc[ltr0], ltr_max: matrix.loc[ltr_max]}, base, measure=str(primary),
+                     path=plots["helped_hurt"],
+                     title=f"Helped–hurt against {baseline}: the re-ranker trained with α={min(alphas):g} "
+                           f"and with α={max(alphas):g}")
     plots["georisk_alpha"] = plots_dir / "georisk_alpha.png"
-    best_pisa = effectiveness[~effectiveness["name"].isin([baseline, *ltr_names.values()])] \
-        .sort_values(str(primary), ascending=False)["name"].iloc[0]
-    tj = {}
-    for name in (ltr0, best_pisa):
-        for a in (min(alphas), max(alphas)):
-            tj[f"{name} vs {baseline}, α={a:g}"] = trisk(matrix.loc[name], base, alpha=a).t_j
-    plot_topic_tj(tj, path=plots_dir / "topic_tj.png")
+    plot_georisk_alpha(matrix, path=plots["georisk_alpha"],
+                       title=f"GeoRisk of {len(matrix)} systems on {primary} ({dataset})")
+    pisa_only = effectiveness[~effectiveness["name"].isin([baseline, *ltr_names.values()])]
+    best_pisa = pisa_only.sort_values(str(primary), ascending=False, kind="stable")["name"].iloc[0]
+    tj = {f"{name} vs. {baseline}, α={a:g}": trisk(matrix.loc[name], base, alpha=a).t_j
+          for name in (ltr0, best_pisa) for a in (min(alphas), max(alphas))}
     plots["topic_tj"] = plots_dir / "topic_tj.png"
+    plot_topic_tj(tj, path=plots["topic_tj"])
 
-    tables = {"effectiveness": effectiveness, "risk": risk, "multi": multi,
-              "per_topic": per_topic.reset_index(),
-              "most_hurt": worst}
+    tables = {"effectiveness": effectiveness, "risk": risk, "multi": multi, "per_topic": per_topic,
+              "most_hurt": worst, "experiment": averages.reset_index()}
     for key, df in tables.items():
         write_table(df, tables_dir / f"{key}.csv")
 
-    n_sys = len(matrix)
+    a_list = ", ".join(f"{a:g}" for a in alphas)
+    n_pisa = len(matrix) - len(ltr_names)
+    example = repr(risk_m[("URisk", max(alphas))])
     text = [f"# Risk-sensitive evaluation study: {dataset}\n\n"]
     text.append(markdown_section("Setup", 2, [
         f"- collection: `{dataset}`, {settings['n_docs']} documents indexed with PISA (Porter2 stemming, "
-        f"Terrier stopwords); {len(qids)} judged topics; systems retrieve 1000 documents.",
-        f"- {n_sys - len(ltr_names)} PISA systems; **{baseline}** (k1=0.9, b=0.4) is the single "
-        "risk baseline.",
-        f"- re-ranker: `RiskLambdaMART({settings['objective']!r}, alpha=α, baseline='score')` over "
-        f"the {n_sys - len(ltr_names)} PISA scores of {baseline}'s top-{settings['depth']} candidates, "
-        f"{settings['folds']}-fold cross-validation over topics, "
-        f"{settings['num_boost_round']} trees, α ∈ {{{', '.join(f'{a:g}' for a in alphas)}}}.",
-        f"- topics missing from a run score 0; measures from `ir_measures`; risk measures on **{primary}**.",
-        "- runs are in `runs/` (TREC format), every table is also in `tables/` (CSV). Re-evaluate with\n"
-        f"  `pyterrier-risk eval --qrels {dataset} --measure nDCG@10 "
+        f"Terrier stopwords); {matrix.shape[1]} judged topics; every run has up to 1000 documents per topic.",
+        f"- {n_pisa} PISA systems; **{baseline}** (k1=0.9, b=0.4) is the single risk baseline.",
+        f"- re-ranker: `RiskLambdaMART({settings['objective']!r}, alpha=α, baseline='score')` over two "
+        f"features per PISA system (score, score / best score of the query) for {baseline}'s top "
+        f"{settings['depth']} documents (the rest of {baseline}'s ranking follows unchanged), "
+        f"{settings['folds']}-fold cross-validation over topics, {settings['num_boost_round']} trees, "
+        f"α ∈ {{{a_list}}}: every topic is scored by a model that never saw it.",
+        f"- all measures from one `pyterrier_risk.Experiment` call; risk measures on **{primary}**; a topic "
+        "missing from a run scores 0.",
+        "- runs are in `runs/` (TREC format) and every table is in `tables/` (CSV, full precision; "
+        "`tables/experiment.csv` has the columns under their measure names, e.g. "
+        f"`{example}`). Re-evaluate the runs from the shell with\n"
+        f"  `pyterrier-risk eval --qrels {dataset} --measure {primary} "
         f"--alpha {' '.join(f'{a:g}' for a in alphas)}"
-        f" --baseline runs/{baseline}.run runs/*.run`.",
+        f" --baseline runs/{baseline}.run runs/*.run`",
     ]))
     text.append(markdown_section("Mean effectiveness", 2, [
-        "Arithmetic means over topics; `UE(...)` is the nDCG normalised by both the ideal and the "
-        "random-ranking expectation (Feng & Karmaker Santu; V1 ∈ [0, 1], V2 ∈ [−1, 1]).",
+        "Means over topics. `UE(...)` normalises nDCG by both its ideal value and its expected value "
+        "under a random ordering of the run's documents (Feng & Karmaker Santu; V1 ∈ [0, 1], V2 ∈ [−1, 1]).",
         write_table(effectiveness),
     ]))
-    text.append(markdown_section(f"Risk against {baseline} (URisk, TRisk)", 2, [
-        "URisk = Reward − (1+α)·Risk (Wang et al. 2012, eq. 4); TRisk = URisk/SE with its two-sided "
-        "p-value (Dinçer et al. 2014); |TRisk| > 2 is significant at about 5%. Wins/Losses count topics "
-        "above/below the baseline, Losses>20% those more than 20% below it.",
+    text.append(markdown_section(f"Risk against {baseline}", 2, [
+        _findings(risk, multi, ltr_names, baseline, primary),
+        "Risk and Reward are the mean per-topic loss and win against the baseline, Gain = Reward − Risk "
+        "(Wang et al., SIGIR 2012, eqs. 1–3); Wins/Losses count topics above/below it, Losses>20% those "
+        "more than 20% below it. URisk = Reward − (1+α)·Risk (eq. 4); TRisk = URisk / SE (Dinçer et al., "
+        "SIGIR 2014): below −2 the losses are significant at about 5%.",
         write_table(risk),
-        f"![risk-gain](plots/risk_gain.png)\n\n*Risk vs. gain of each system against {baseline} "
-        "(2012 paper, Fig. 2); the re-ranker's points are labelled by the α it was trained with.*",
-        f"![helped-hurt](plots/helped_hurt.png)\n\n*Per-topic change over {baseline} "
-        "(2012 paper, Figs. 1, 3).*",
+        f"![risk-gain](plots/risk_gain.png)\n\n*Risk vs. gain against {baseline} (2012 paper, Fig. 2); "
+        "the re-ranker's points are labelled by the α it was trained with.*",
+        f"![helped-hurt](plots/helped_hurt.png)\n\n*Per-topic change against {baseline} "
+        "(2012 paper, Figs. 1 and 3).*",
     ]))
-    text.append(markdown_section("Risk against all systems (T*Risk, ZRisk, GeoRisk)", 2, [
-        f"T*Risk uses the per-topic mean of all {n_sys} systems as the baseline (Dinçer et al., ECIR 2014); "
-        "ZRisk and GeoRisk score every system against all the others at once (Dinçer et al., SIGIR 2016, "
+    text.append(markdown_section("Risk against all systems", 2, [
+        f"T*Risk is TRisk against the per-topic mean of all {len(matrix)} systems (Dinçer et al., "
+        "ECIR 2014); "
+        "ZRisk and GeoRisk score each system against all the others at once (Dinçer et al., SIGIR 2016, "
         "eqs. 4–7). Higher is better for all three.",
         write_table(multi),
         "![georisk](plots/georisk_alpha.png)\n\n*GeoRisk as α grows (2016 paper, Figs. 2–3).*",
     ]))
     text.append(markdown_section("Per-topic view", 2, [
         f"The five topics where the re-ranker trained with α={min(alphas):g} loses most against {baseline}, "
-        f"and what the α={max(alphas):g} model does there:",
+        f"and the model trained with α={max(alphas):g} on them ({primary}):",
         write_table(worst),
-        f"![tj](plots/topic_tj.png)\n\n*Standardised jackknife bias T_J per topic (Dinçer et al. 2014, "
-        f"Fig. 2): bars beyond ±2 are topics whose loss (red) or win (green) against {baseline} is "
-        "significant.* The full systems × topics matrix is in `tables/per_topic.csv`.",
+        "![tj](plots/topic_tj.png)\n\n*Standardised jackknife bias T_J per topic (Dinçer et al., SIGIR "
+        f"2014, Fig. 2): bars beyond ±2 are topics whose loss (red) or win (green) against {baseline} is "
+        "significant.* The systems × topics matrix is in `tables/per_topic.csv`.",
     ]))
     report = out / "report.md"
     try:

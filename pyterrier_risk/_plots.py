@@ -314,7 +314,7 @@ def plot_topic_tj(t_j: Any, *, threshold: float = 2.0, path: str | os.PathLike |
     ncols = max(1, min(ncols, n))
     nrows = math.ceil(n / ncols)
     n_topics = max(len(s) for s in panels.values())
-    fig = _new_figure(max(5.0, min(16.0, 0.12 * n_topics + 2)) * ncols / 1.3, 2.8 * nrows + 0.5)
+    fig = _new_figure(ncols * max(4.5, min(8.0, 0.06 * n_topics + 2.5)), 2.8 * nrows + 0.5)
     axes = fig.subplots(nrows, ncols, squeeze=False)
     for ax, (name, s) in zip(axes.flat, panels.items(), strict=False):
         v = s.to_numpy(float)
