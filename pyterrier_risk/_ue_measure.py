@@ -110,6 +110,10 @@ class _UE(Measure):
         return type(self)(**{**self.params, **kwargs})
 
     def __repr__(self) -> str:
+        # cached: ir_measures hashes measures through repr once per reported value
+        cached = self.__dict__.get("_repr")
+        if cached is not None and cached[0] == self.params:
+            return cached[1]
         parts = []
         for key in _ORDER:
             if key in self.params and self.params[key] != self.SUPPORTED_PARAMS[key].default:
@@ -117,6 +121,7 @@ class _UE(Measure):
         result = self.NAME + (f"({','.join(parts)})" if parts else "")
         if self.params.get("cutoff") is not None:
             result = f"{result}@{self.params['cutoff']}"
+        self._repr = (dict(self.params), result)
         return result
 
     def validate_params(self) -> None:
