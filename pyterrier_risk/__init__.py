@@ -42,6 +42,8 @@ _EXPORTS: dict[str, str] = {
     "TRisk": "_measures",
     "ZRisk": "_measures",
     "GeoRisk": "_measures",
+    "parse_measure": "_measures",
+    "TopicPolicyWarning": "_topics",
     "UE": "_ue_measure",
     "ue": "_ue",
     "ue_bounds": "_ue",

@@ -409,7 +409,9 @@ def _averages(
         risk_cols[col] = [_round(float(res["value"][n]), col, round_) for n in names]
         if "p_value" in res:
             pcol = f"{col} p-value"
-            risk_cols[pcol] = [_round(float(res["p_value"][n]), pcol, round_) for n in names]
+            # like pt.Experiment, an int `round` leaves p-values alone; a dict may name the column
+            p_round = round_ if isinstance(round_, dict) else None
+            risk_cols[pcol] = [_round(float(res["p_value"][n]), pcol, p_round) for n in names]
 
     if not dataframe:
         table = renderer.averages(dataframe=False) if plain_names else {n: {} for n in names}
