@@ -27,6 +27,17 @@ FAST = {
 }
 
 
+@pytest.fixture(autouse=True, scope="module")
+def one_numba_thread():
+    """The objective's numba kernels on one thread: on a loaded 2-core machine spinning workers cost ~7x."""
+    import numba
+
+    before = numba.get_num_threads()
+    numba.set_num_threads(1)
+    yield
+    numba.set_num_threads(before)
+
+
 def synthetic(n_queries: int = 8, n_docs: int = 10, n_features: int = 4, seed: int = 0):
     """Candidates (with a first-stage score) and qrels; feature 0 is informative, others noise."""
     rng = np.random.default_rng(seed)
