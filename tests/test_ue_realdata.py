@@ -85,7 +85,8 @@ def test_run_pool_reb_matches_random_shuffles_of_the_run(mq2008agg):
     paper = ue_bounds(
         judged["relevance"], judged["query_id"], measure="AP", cutoff=10, norm=num_rel, reb="paper"
     ).reb.reindex(topics)
-    print(f"E[AP@10] exact {expected:.4f}, shuffled {samples.mean():.4f} +- {se:.4f}, paper {paper.mean():.4f}")
+    print(f"E[AP@10] exact {expected:.4f}, shuffled {samples.mean():.4f} +- {se:.4f}")
+    print(f"E[AP@10] paper {paper.mean():.4f}")
     assert paper.mean() < 0.8 * expected
 
 
