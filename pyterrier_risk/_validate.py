@@ -5,9 +5,11 @@ input fails the same way everywhere: a ``ValueError`` (or ``TypeError`` for non-
 whose message names the argument and the problem (NaN, infinity, negative score, length
 mismatch, missing topics, too few systems or topics, negative ``alpha``).
 
-Scores are effectiveness values (nDCG, ERR, AP, ...): finite and non-negative. The checks are
-written to cost at most one extra pass over a large matrix (a ``min`` reduction); the detailed
-diagnosis that names the offending cells only runs once something is known to be wrong.
+Scores are effectiveness values (nDCG, ERR, AP, ...): finite and non-negative. When all is well
+the checks cost two reductions (``min`` and ``max``), or a single ``min`` where the row sums are
+needed anyway (:func:`as_matrix_with_row_sums`); the detailed diagnosis that names the offending
+cells only runs once something is known to be wrong. Missing values (``NaN``, ``pd.NA``) are
+errors here: the policy for topics a system did not answer belongs to the caller.
 """
 
 from __future__ import annotations
