@@ -19,6 +19,7 @@ with the constructor parameters (``risk_lambdamart.json``); see ``docs/lambdamar
 
 from __future__ import annotations
 
+import inspect
 import json
 import math
 import os
@@ -61,6 +62,7 @@ _RESERVED_PARAMS = {
     ),
     **dict.fromkeys(("eval_at", "ndcg_eval_at", "ndcg_at", "map_eval_at", "map_at"), "cutoff"),
 }
+_THREAD_ALIASES = ("num_threads", "num_thread", "nthread", "nthreads", "n_jobs")
 _PARAMS_FILE = "risk_lambdamart.json"
 _MODEL_FILE = "model.txt"
 _FORMAT = "pyterrier-risk/RiskLambdaMART"
@@ -108,6 +110,9 @@ class RiskLambdaMART(pt.Estimator):
         early_stopping_rounds: stop when validation NDCG@cutoff has not improved for this many
             rounds (only used when ``fit`` receives a validation set; None disables it).
         verbose: show a progress bar while training.
+        objective_params: further options of :func:`pyterrier_risk.objective` (e.g. ``se_round``
+            for T-SARO/T-FARO, ``georisk_update``). LightGBM's ``num_threads`` is forwarded to
+            the objective's kernels unless given here.
         **lightgbm_params: further LightGBM parameters (``learning_rate``, ``num_leaves``,
             ``min_data_in_leaf``, ``num_threads``, ``seed``, the lambdarank settings ...).
 
@@ -128,6 +133,7 @@ class RiskLambdaMART(pt.Estimator):
         num_boost_round: int = 100,
         early_stopping_rounds: int | None = 20,
         verbose: bool = True,
+        objective_params: dict[str, Any] | None = None,
         **lightgbm_params: Any,
     ) -> None:
         if not isinstance(objective, str) or objective not in KINDS:
@@ -176,6 +182,14 @@ class RiskLambdaMART(pt.Estimator):
         self.num_boost_round = int(num_boost_round)
         self.early_stopping_rounds = None if early_stopping_rounds is None else int(early_stopping_rounds)
         self.verbose = bool(verbose)
+        if objective_params is not None:
+            if not isinstance(objective_params, dict):
+                raise TypeError("objective_params must be a dict or None")
+            own = sorted(set(objective_params) & {"kind", "alpha", "baseline", "baselines", "cutoff"})
+            if own:
+                raise TypeError(f"objective_params must not set {own[0]!r}: it is a RiskLambdaMART parameter")
+            objective_params = dict(objective_params)
+        self.objective_params = objective_params
         self.lightgbm_params = dict(lightgbm_params)
         self.booster_: Any = None
         self.num_features_: int | None = None
@@ -191,6 +205,7 @@ class RiskLambdaMART(pt.Estimator):
             "num_boost_round": 100,
             "early_stopping_rounds": 20,
             "verbose": True,
+            "objective_params": None,
         }
         args = [repr(self.objective)]
         for name, default in defaults.items():
@@ -372,7 +387,17 @@ class RiskLambdaMART(pt.Estimator):
                 raise
             return "lambdarank"
         lambdarank = {k: self.lightgbm_params[k] for k in _LAMBDARANK_PARAMS if k in self.lightgbm_params}
-        return make_objective(self.objective, alpha=self.alpha, cutoff=self.cutoff, **kwargs, **lambdarank)
+        options = dict(self.objective_params or {})
+        threads = next((self.lightgbm_params[k] for k in _THREAD_ALIASES if k in self.lightgbm_params), 0)
+        if (
+            "num_threads" not in options
+            and threads
+            and "num_threads" in inspect.signature(make_objective).parameters
+        ):
+            options["num_threads"] = int(threads)  # LightGBM's <= 0 means "default": left to the objective
+        return make_objective(
+            self.objective, alpha=self.alpha, cutoff=self.cutoff, **kwargs, **options, **lambdarank
+        )
 
     # ------------------------------------------------------------- save/load
     def save(self, path: str | os.PathLike) -> None:
@@ -399,6 +424,7 @@ class RiskLambdaMART(pt.Estimator):
             "num_boost_round": self.num_boost_round,
             "early_stopping_rounds": self.early_stopping_rounds,
             "verbose": self.verbose,
+            "objective_params": self.objective_params,
             **self.lightgbm_params,
         }
         meta = {

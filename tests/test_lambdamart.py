@@ -370,6 +370,49 @@ def test_transformer_baseline_equals_feature_baseline(data):
     )
 
 
+@needs_objective
+def test_objective_params_and_threads_reach_the_objective(data, monkeypatch):
+    import functools
+
+    import pyterrier_risk._objective as module
+
+    seen = {}
+    original = module.objective
+
+    @functools.wraps(original)
+    def spy(kind, **kwargs):
+        seen.update(kwargs, kind=kind)
+        return original(kind, **kwargs)
+
+    monkeypatch.setattr(module, "objective", spy)
+    res, qrels = data
+    model = RiskLambdaMART(
+        "tfaro",
+        alpha=2.0,
+        baseline=1,
+        cutoff=5,
+        objective_params={"se_round": 0},
+        num_boost_round=3,
+        verbose=False,
+        **{**FAST, "num_threads": 1, "sigmoid": 2.0},
+    )
+    model.fit(res, qrels)
+    assert seen["kind"] == "tfaro" and seen["alpha"] == 2.0 and seen["cutoff"] == 5
+    assert seen["se_round"] == 0 and seen["sigmoid"] == 2.0 and seen["baseline"].shape == (80,)
+    if "num_threads" in __import__("inspect").signature(original).parameters:
+        assert seen["num_threads"] == 1
+    assert "objective_params={'se_round': 0}" in repr(model)
+    with pytest.raises(ValueError, match="se_round"):
+        RiskLambdaMART("tfaro", baseline=1, objective_params={"se_round": -1}, verbose=False).fit(res, qrels)
+
+
+def test_objective_params_cannot_repeat_own_parameters():
+    with pytest.raises(TypeError, match="objective_params must not set 'alpha'"):
+        RiskLambdaMART("urisk", objective_params={"alpha": 1.0})
+    with pytest.raises(TypeError, match="objective_params must be a dict"):
+        RiskLambdaMART("urisk", objective_params=[("se_round", 0)])
+
+
 # ----------------------------------------------------------------------- pipeline
 def test_pipeline_composition_fit_and_transform(data):
     res, qrels = data
