@@ -27,6 +27,7 @@ SIGMOID_BINS = 1024 * 1024
 MODE_SCALE = 0  # |ΔM'| = mult[q] · |ΔM|               (LambdaMART, T-FARO, T*-FARO)
 MODE_UCRO = 1  # |ΔM'| = |ΔT| of Wang et al. Theorem 1 (U-CRO, T-SARO with per-query α)
 MODE_GEORISK = 2  # |ΔM'| = |GeoRisk(M + ΔM) − GeoRisk(M)| · scale, incremental z update
+MODE_GEORISK_EXACT = 3  # same, every z of the model row re-expected (signs of the others held)
 
 _F32_001 = float(np.float32(0.01))  # LightGBM adds the float literal 0.01f to |Δs|
 
@@ -214,6 +215,45 @@ def _georisk_delta(
     return abs(_georisk_value(s_new, z_rest + z_new, c) - g0)
 
 
+@nb.njit(cache=True)
+def _georisk_delta_exact(
+    dm: float,
+    improving: bool,
+    x: float,
+    t_col: float,
+    wa: float,
+    wb: float,
+    s_row: float,
+    n_tot: float,
+    c: float,
+    alpha: float,
+    g0: float,
+    a_tot: float,
+    b_tot: float,
+) -> float:
+    """|GeoRisk(M_m + ΔM) − GeoRisk(M_m)| re-expecting every query of the model row.
+
+    For an unaffected query k, e'_k = ρ'·T_k with ρ' = S'/N', so z'_k = x_k/√(ρ'T_k) − √(ρ'T_k):
+    ZRisk' = ρ'^(-1/2)·Σ w_k x_k/√T_k − ρ'^(1/2)·Σ w_k √T_k over k ≠ j (w_k = 1 or 1 + α by the sign
+    of z_k, held from the start of the round), plus the affected query's recomputed w_j z'_j.
+    """
+    d = dm if improving else -dm
+    s_new = s_row + d
+    t_new = t_col + d
+    n_new = n_tot + d
+    if s_new <= 0.0 or n_new <= 0.0:
+        return abs(_georisk_value(s_new, 0.0, c) - g0)
+    rho = s_new / n_new
+    z_rest = (a_tot - wa) / math.sqrt(rho) - (b_tot - wb) * math.sqrt(rho)
+    z_new = 0.0
+    if t_new > 0.0:
+        e = rho * t_new
+        z_new = (x + d - e) / math.sqrt(e)
+    if z_new < 0.0:
+        z_new *= 1.0 + alpha
+    return abs(_georisk_value(s_new, z_rest + z_new, c) - g0)
+
+
 @nb.njit(cache=True, parallel=True)
 def lambdas(
     scores: np.ndarray,
@@ -238,6 +278,8 @@ def lambdas(
     qin: np.ndarray,
     qt: np.ndarray,
     qzrest: np.ndarray,
+    qwa: np.ndarray,
+    qwb: np.ndarray,
     geo: np.ndarray,
 ) -> tuple[np.ndarray, np.ndarray]:
     """LambdaMART gradients and hessians (float32), LightGBM's pair arithmetic, risk-weighted ΔM.
@@ -292,10 +334,15 @@ def lambdas(
                 dcg_gap = label_gain[labels[start + high]] - label_gain[labels[start + low]]
                 paired_discount = abs(disc[high_rank] - disc[low_rank])
                 delta = dcg_gap * paired_discount * imd
-                if mode == MODE_SCALE or (mode == MODE_GEORISK and not qin[q]):
+                if mode == MODE_SCALE or (mode >= MODE_GEORISK and not qin[q]):
                     delta = delta * qmult[q]
                 elif mode == MODE_UCRO:
                     delta = _ucro_delta(delta, high_rank > low_rank, qmm[q], qmb[q], qalpha[q])
+                elif mode == MODE_GEORISK_EXACT:
+                    delta = geo[5] * _georisk_delta_exact(
+                        delta, high_rank > low_rank, qmm[q], qt[q], qwa[q], qwb[q],
+                        geo[0], geo[1], geo[2], geo[3], geo[4], geo[6], geo[7],
+                    )  # fmt: skip
                 else:
                     delta = geo[5] * _georisk_delta(
                         delta, high_rank > low_rank, qmm[q], qt[q], qzrest[q],

@@ -39,6 +39,8 @@ _LAMBDARANK_DEFAULTS: dict[str, Any] = {
     "label_gain": None,  # LightGBM default: 2^i - 1, i = 0..30
 }
 _UNSET: Any = object()
+# below this many rows the per-round work is a few ms and thread start-up costs more than it saves
+_PARALLEL_MIN_ROWS = 50_000
 
 
 def _normal_cdf(x: np.ndarray) -> np.ndarray:
@@ -80,6 +82,8 @@ class RiskObjective:
         baselines: Any = None,
         cutoff: int = 10,
         se_round: int | None = 1,
+        georisk_update: str = "incremental",
+        num_threads: int | None = None,
         **lambdarank_params: Any,
     ) -> None:
         if not isinstance(kind, str) or kind not in KINDS:
@@ -94,6 +98,10 @@ class RiskObjective:
             raise ValueError(f"cutoff must be an integer >= 1, got {cutoff!r}")
         if se_round is not None and (not isinstance(se_round, (int, np.integer)) or se_round < 0):
             raise ValueError(f"se_round must be None or an integer >= 0, got {se_round!r}")
+        if georisk_update not in ("incremental", "exact"):
+            raise ValueError(f"georisk_update must be 'incremental' or 'exact', got {georisk_update!r}")
+        if num_threads is not None and (not isinstance(num_threads, (int, np.integer)) or num_threads < 1):
+            raise ValueError(f"num_threads must be None or an integer >= 1, got {num_threads!r}")
         unknown = set(lambdarank_params) - set(_LAMBDARANK_DEFAULTS)
         if unknown:
             raise TypeError(
@@ -117,6 +125,8 @@ class RiskObjective:
         self.alpha = alpha
         self.cutoff = int(cutoff)
         self.se_round = None if se_round is None else int(se_round)
+        self.georisk_update = georisk_update
+        self.num_threads = None if num_threads is None else int(num_threads)
         self.sigmoid = sigmoid
         self.truncation_level = int(trunc)
         self.norm = bool(params["lambdarank_norm"])
@@ -202,7 +212,7 @@ class RiskObjective:
         bad = ~np.isfinite(lab) | (lab != np.round(lab))
         if bad.any():
             i = int(np.flatnonzero(bad)[0])
-            raise ValueError(f"labels must be integers: row {i} has label {lab[i]!r}")
+            raise ValueError(f"labels must be integers: row {i} has label {float(lab[i])!r}")
         if (lab < 0).any() or (lab >= len(self.label_gain)).any():
             i = int(np.flatnonzero((lab < 0) | (lab >= len(self.label_gain)))[0])
             raise ValueError(
@@ -266,7 +276,16 @@ class RiskObjective:
         else:
             labels, preds = a, b
             weight = None if weight is _UNSET else weight
-        return self._gradients(np.asarray(preds, dtype=np.float64), np.asarray(labels), group, weight)
+        import numba
+
+        n = len(labels)
+        threads = self.num_threads or (1 if n < _PARALLEL_MIN_ROWS else numba.config.NUMBA_NUM_THREADS)
+        previous = numba.get_num_threads()
+        numba.set_num_threads(min(threads, numba.config.NUMBA_NUM_THREADS))
+        try:
+            return self._gradients(np.asarray(preds, dtype=np.float64), np.asarray(labels), group, weight)
+        finally:
+            numba.set_num_threads(previous)
 
     def __deepcopy__(self, memo: dict) -> RiskObjective:
         # lightgbm.train deep-copies its params: keep one object so that its diagnostics are the caller's
@@ -314,7 +333,9 @@ class RiskObjective:
         qin = np.zeros(nq, dtype=np.bool_)
         qt = np.zeros(nq)
         qzrest = np.zeros(nq)
-        geo = np.zeros(6)
+        qwa = np.zeros(nq)
+        qwb = np.zeros(nq)
+        geo = np.zeros(8)
         record: dict[str, float] = {"round": float(self.round_), "mean_ndcg": float(mm[active].mean())
                                     if active.any() else float("nan")}  # fmt: skip
         if self.kind in ("urisk", "tsaro", "tfaro", "tfaro_star"):
@@ -332,13 +353,13 @@ class RiskObjective:
             else:
                 qmult = 1.0 + ap
         elif self.kind == "georisk" and self.alpha > 0:
-            mode = K.MODE_GEORISK
-            qin, qt, qzrest, geo = self._georisk_state(mm, mb, active)
+            mode = K.MODE_GEORISK if self.georisk_update == "incremental" else K.MODE_GEORISK_EXACT
+            qin, qt, qzrest, qwa, qwb, geo = self._georisk_state(mm, mb, active)
             record["georisk"] = float(geo[4])
         grad, hess = K.lambdas(
             preds, bd["y"], bd["qstart"], order, bd["inv_trunc"], self.label_gain, bd["disc"], bd["table"],
             bd["sig"][0], bd["sig"][1], bd["sig"][2], self.sigmoid, self.norm, self.truncation_level, mode,
-            qmult, mm, qmb, qalpha, qin, qt, qzrest, geo,
+            qmult, mm, qmb, qalpha, qin, qt, qzrest, qwa, qwb, geo,
         )  # fmt: skip
         if weight is not None:
             w = np.asarray(weight, dtype=np.float32)
@@ -364,8 +385,8 @@ class RiskObjective:
 
     def _georisk_state(
         self, mm: np.ndarray, mb: np.ndarray, active: np.ndarray
-    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-        """Totals and z summands of the GeoRisk matrix (baselines + model) for the incremental ΔM′."""
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """Totals and z summands of the GeoRisk matrix (baselines + model) for the kernels' ΔM′."""
         nq = len(mm)
         cols = np.flatnonzero(active)
         x = np.vstack([mb[:, cols], mm[cols][None, :]])  # systems (model last) × active queries
@@ -389,7 +410,16 @@ class RiskObjective:
         qt[cols] = col
         qzrest = np.zeros(nq)
         qzrest[cols] = z_m - zw
-        return qin, qt, qzrest, np.array([s_m, n_tot, c, self.alpha, g0, scale])
+        w = np.where(z < 0, 1.0 + self.alpha, 1.0)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            wa_c = np.where(col > 0, w * x[-1] / np.sqrt(np.where(col > 0, col, 1.0)), 0.0)
+        wb_c = np.where(col > 0, w * np.sqrt(np.maximum(col, 0.0)), 0.0)
+        qwa = np.zeros(nq)
+        qwa[cols] = wa_c
+        qwb = np.zeros(nq)
+        qwb[cols] = wb_c
+        geo = np.array([s_m, n_tot, c, self.alpha, g0, scale, wa_c.sum(), wb_c.sum()])
+        return qin, qt, qzrest, qwa, qwb, geo
 
 
 def _as_float_array(values: Any, name: str) -> np.ndarray:
@@ -414,6 +444,8 @@ def objective(
     baselines: Any = None,
     cutoff: int = 10,
     se_round: int | None = 1,
+    georisk_update: str = "incremental",
+    num_threads: int | None = None,
     **lambdarank_params: Any,
 ) -> RiskObjective:
     r"""A (risk-sensitive) LambdaMART objective for LightGBM.
@@ -449,6 +481,14 @@ def objective(
             frozen. The default 1 freezes it after the first boosting iteration, as in the paper
             (Dinçer et al. 2014, end of §6.3); 0 freezes it at the start (Jforests); None
             re-estimates it every round.
+        georisk_update: ``'incremental'`` (default, the paper's §6 choice): a swap re-computes only the
+            affected query's z (its expectation from the updated totals), the other queries' z
+            summands are kept; ``'exact'``: every z of the model row is re-expected from the updated
+            row and grand totals (in O(1) per pair; only the other queries' z signs are held).
+            Unlike the incremental update, this can score an improving swap as a GeoRisk loss; the
+            pair's direction always follows its labels (``|ΔM′|`` is used).
+        num_threads: threads of the numba kernels; default: 1 below 50,000 rows, else all of
+            numba's threads (queries are processed in parallel).
         **lambdarank_params: LightGBM's ``sigmoid`` (1.0), ``lambdarank_truncation_level`` (30),
             ``lambdarank_norm`` (True) and ``label_gain`` (``2^i - 1``).
 
@@ -469,5 +509,5 @@ def objective(
     """
     return RiskObjective(
         kind, alpha=alpha, baseline=baseline, baselines=baselines, cutoff=cutoff, se_round=se_round,
-        **lambdarank_params,
+        georisk_update=georisk_update, num_threads=num_threads, **lambdarank_params,
     )  # fmt: skip
