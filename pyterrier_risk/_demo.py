@@ -100,6 +100,11 @@ def _safe_name(text: str) -> str:
     return re.sub(r"[^A-Za-z0-9._-]+", "_", text).strip("_") or "dataset"
 
 
+def _file_name(name: str) -> str:
+    """``name`` without the characters file systems reject (``BM25(k1=1.2,b=0.75)`` stays as it is)."""
+    return re.sub(r'[\\/:*?"<>|\s]+', "_", name).strip("._") or "run"
+
+
 def load_dataset(dataset: str) -> tuple[Any, pd.DataFrame, pd.DataFrame]:
     """The PyTerrier dataset, its topics and qrels, or a :class:`DemoError` that says how to fix it.
 
@@ -381,7 +386,8 @@ def run_demo(dataset: str = DEFAULT_DATASET, out: str | os.PathLike = "pyterrier
     runs_dir = out / "runs"
     runs_dir.mkdir(exist_ok=True)
     for name, res in results.items():
-        write_trec_run(res, runs_dir / f"{_safe_name(name)}.run", _safe_name(name))
+        # file name = system name, so that `pyterrier-risk eval` names the rows as the report does
+        write_trec_run(res, runs_dir / f"{_file_name(name)}.run", _safe_name(name))
 
     log("evaluating (pyterrier_risk.Experiment) and writing the report with plots")
     t0 = time.perf_counter()
