@@ -273,3 +273,30 @@ def test_irds_topics_and_qrels():
     assert res.loc["a", "URisk(P@5,baseline='b')"] == pytest.approx(res.loc["a", "P@5"] - res.loc["b", "P@5"])
     with pytest.raises(ValueError, match="unknown ir_datasets id"):
         pr.Experiment({"a": a}, "irds:no/such/dataset", "irds:vaswani", [pr.URisk(AP, baseline=0)])
+
+
+def test_system_order_and_topic_order_do_not_matter():
+    risk = [pr.URisk(AP, alpha=3, baseline="dph"), pr.TRisk(AP, baseline="mean"), pr.GeoRisk(AP, alpha=2)]
+    forward = pr.Experiment(RUNS, TOPICS, QRELS, risk).set_index("name")
+    backward_runs = {n: RUNS[n].sample(frac=1.0, random_state=0) for n in reversed(NAMES)}
+    backward = pr.Experiment(backward_runs, TOPICS.iloc[::-1], QRELS.iloc[::-1], risk).set_index("name")
+    pd.testing.assert_frame_equal(backward.loc[forward.index], forward, check_exact=False, rtol=1e-12)
+
+
+def test_transformers_with_batch_size_and_mrt():
+    systems = {n: pt.Transformer.from_df(RUNS[n]) for n in ("bm25", "dph")}
+    m = pr.URisk(AP, alpha=1, baseline="bm25")
+    with pytest.warns(UserWarning, match="'mrt' is not reported"):
+        batched = pr.Experiment(systems, TOPICS, QRELS, [AP, m, "mrt"], batch_size=3).set_index("name")
+    whole = pr.Experiment(RUNS, TOPICS, QRELS, [AP, m]).set_index("name")
+    assert "mrt" not in batched.columns
+    pd.testing.assert_frame_equal(batched[[repr(m), "AP"]], whole.loc[["bm25", "dph"], [repr(m), "AP"]])
+
+
+def test_plain_pt_experiment_perquery_matches_ours_for_external_urisk():
+    m = pr.URisk(AP, alpha=2, baseline=RUNS["pl2"])
+    theirs = pt.Experiment([RUNS["bm25"]], TOPICS, QRELS, [m], names=["bm25"], perquery=True)
+    ours = pr.Experiment({"bm25": RUNS["bm25"], "dph": RUNS["dph"]}, TOPICS, QRELS, [m], perquery=True)
+    ours = ours[ours["name"] == "bm25"].set_index("qid")["value"]
+    theirs = theirs.set_index("qid")["value"]
+    np.testing.assert_allclose(ours.loc[QIDS], theirs.loc[QIDS])
