@@ -84,6 +84,7 @@ def run_grid(args: argparse.Namespace) -> tuple[dict, pd.Series, pd.DataFrame, p
     agg = read_mq2008_agg(DATA / "letor4-mq2008-agg")
     systems = [c for c in agg.columns if c.startswith("ranker")]
     scores: dict[tuple[str, float], list[pd.Series]] = {}
+    trees: dict[tuple[str, float], list[int]] = {}
     bm25_parts, system_parts, encoded_parts = [], [], []
     configs = [("lambdarank", 0.0)] + [(k, a) for k in KINDS[1:] for a in args.alphas]
     for fold_no in args.folds:
@@ -109,20 +110,21 @@ def run_grid(args: argparse.Namespace) -> tuple[dict, pd.Series, pd.DataFrame, p
                 baseline=BM25_FEATURE,
                 baselines=systems,
                 num_boost_round=args.rounds,
-                early_stopping_rounds=args.patience,
+                early_stopping_rounds=args.patience if args.patience > 0 else None,
                 verbose=False,
                 **LIGHTGBM,
             )
             model.fit(train, MQ2008Fold.qrels(fold.train), valid, MQ2008Fold.qrels(fold.valid))
             out = model.transform(test)
             scores.setdefault((kind, alpha), []).append(per_query(out, qrels, qids))
+            trees.setdefault((kind, alpha), []).append(model.best_iteration_)
         print(
             f"fold {fold_no}: {len(configs)} models in {time.perf_counter() - started:.1f} s "
             f"({len(fold.train)} training rows, {len(qids)} test queries)",
             flush=True,
         )
     return (
-        {key: pd.concat(parts) for key, parts in scores.items()},
+        {key: (pd.concat(parts), float(np.mean(trees[key]))) for key, parts in scores.items()},
         pd.concat(bm25_parts),
         pd.concat(system_parts),
         pd.concat(encoded_parts),
@@ -131,8 +133,11 @@ def run_grid(args: argparse.Namespace) -> tuple[dict, pd.Series, pd.DataFrame, p
 
 def table(scores: dict, bm25: pd.Series, sys_matrix: pd.DataFrame) -> pd.DataFrame:
     rows = []
+    from scipy.stats import ttest_rel
+
     mean_baseline = sys_matrix.mean(axis=1)
-    for (kind, alpha), s in scores.items():
+    plain = scores[("lambdarank", 0.0)][0]
+    for (kind, alpha), (s, n_trees) in scores.items():
         single = risk_reward(s, bm25)
         multi = [risk_reward(s, sys_matrix[c]) for c in sys_matrix.columns]
         m_risk = np.mean([r.risk for r in multi])
@@ -144,7 +149,9 @@ def table(scores: dict, bm25: pd.Series, sys_matrix: pd.DataFrame) -> pd.DataFra
             {
                 "kind": kind,
                 "alpha": alpha,
+                "trees": n_trees,
                 "NDCG@10": s.mean(),
+                "p(LM)": ttest_rel(s, plain.reindex(s.index)).pvalue if not s.equals(plain) else 1.0,
                 "B:Risk": single.risk,
                 "B:Reward": single.reward,
                 "B:Rw/Rk": single.reward / single.risk,
@@ -183,7 +190,7 @@ def main() -> None:
     parser.add_argument("--alphas", type=float, nargs="+", default=ALPHAS)
     parser.add_argument("--rounds", type=int, default=300, help="maximum trees per model")
     parser.add_argument(
-        "--patience", type=int, default=50, help="early stopping rounds on validation NDCG@10"
+        "--patience", type=int, default=50, help="early stopping rounds on validation NDCG@10 (0: none)"
     )
     parser.add_argument("--quick", action="store_true", help="fold 1, alpha 0 and 5, 50 trees")
     parser.add_argument("--markdown", type=Path, help="also write the table as markdown to this file")
@@ -219,8 +226,10 @@ def main() -> None:
             "M:Losses": "{:.1f}".format,
             "M:L>20%": "{:.1f}".format,
             "alpha": "{:g}".format,
+            "trees": "{:.0f}".format,
         }
     )
+    print("trees: mean over folds (early stopping); p(LM): paired t-test of NDCG@10 against LambdaMART;")
     print("B: against the BM25 feature; M: against the 25 MQ2008-agg systems (mean over systems);")
     print(
         "GeoRisk/ZRisk: the model among the 25 systems, URisk(mean): vs their per-query mean; "
