@@ -24,8 +24,15 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ._measures import _RISK_NAMES, AGGREGATE_BASELINES, RiskMeasure, _baseline_run, _top_name, parse_measure
-from ._topics import qrels_topics, topic_scores, warn_extra, warn_missing
+from ._measures import (
+    _RISK_NAMES,
+    AGGREGATE_BASELINES,
+    RiskMeasure,
+    _top_name,
+    baseline_topic_scores,
+    parse_measure,
+)
+from ._topics import qrels_topics, warn_extra, warn_missing
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -303,7 +310,7 @@ def _baseline_vector(
             f"not one of {AGGREGATE_BASELINES}, and not an existing run file"
         )
     who = f"baseline run {ref!r}" if isinstance(ref, str) else f"baseline run of {m!r}"
-    return topic_scores(m.base, qrels_irm, _baseline_run(ref), who).reindex(topic_list), None
+    return baseline_topic_scores(m.base, ref, qrels_irm, who).reindex(topic_list), None
 
 
 def _evaluate_risk(

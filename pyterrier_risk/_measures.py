@@ -20,9 +20,11 @@ from __future__ import annotations
 
 import ast
 import functools
+import hashlib
 import math
 import numbers
 import os
+import warnings
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
@@ -46,8 +48,6 @@ def _num_repr(value: float) -> str:
 
 
 def _frame_digest(frame: pd.DataFrame) -> str:
-    import hashlib
-
     import pandas as pd
 
     cols = [c for c in ("qid", "query_id", "docno", "doc_id", "score") if c in frame.columns]
@@ -269,9 +269,8 @@ class _URisk(RiskMeasure):
                 f"existing TREC run file (got {baseline!r}); a system's name, index or 'mean'|'median'|'max' "
                 "needs pyterrier_risk.Experiment"
             )
-        base_run = _baseline_run(baseline)
         s = topic_scores(self.base, qrels, run, "the evaluated run")
-        b = topic_scores(self.base, qrels, base_run, f"{self!r} baseline run")
+        b = baseline_topic_scores(self.base, baseline, qrels, f"{self!r} baseline run")
         delta = s.to_numpy() - b.to_numpy()
         terms = np.where(delta < 0, (1.0 + self.alpha) * delta, delta)
         for qid, value in zip(s.index, terms, strict=True):
@@ -283,6 +282,42 @@ def _read_run_cached(path: str, mtime: float) -> pd.DataFrame:
     from ._io import read_run
 
     return read_run(path)
+
+
+_BASELINE_CACHE: dict[tuple[str, str, str, str], tuple[pd.Series, list[tuple[Any, Any]]]] = {}
+
+
+def baseline_topic_scores(base: Measure, baseline: Any, qrels: pd.DataFrame, who: str) -> pd.Series:
+    """Per-topic ``base`` scores of an external baseline run (a run file path or a DataFrame).
+
+    Cached on (base measure, run content or file and mtime, qrels content): pt.Experiment calls a
+    measure once per system, and URisk/TRisk at several alphas share one baseline.  The topic policy
+    warnings are repeated on every use.
+    """
+    import pandas as pd
+
+    from ._topics import topic_scores
+
+    if isinstance(baseline, str):
+        run_key = f"{os.path.abspath(baseline)}@{os.path.getmtime(baseline)}"
+    else:
+        run_key = _frame_digest(baseline)
+    cols = ["query_id", "doc_id", "relevance"]
+    qrels_key = hashlib.sha1(
+        pd.util.hash_pandas_object(qrels[cols].reset_index(drop=True), index=False).to_numpy().tobytes()
+    ).hexdigest()
+    key = (repr(base), run_key, qrels_key, who)
+    if key not in _BASELINE_CACHE:
+        if len(_BASELINE_CACHE) >= 16:
+            _BASELINE_CACHE.pop(next(iter(_BASELINE_CACHE)))
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            scores = topic_scores(base, qrels, _baseline_run(baseline), who)
+        _BASELINE_CACHE[key] = (scores, [(w.message, w.category) for w in caught])
+    scores, caught = _BASELINE_CACHE[key]
+    for message, category in caught:  # the topic policy warnings, on every use
+        warnings.warn(message, category, stacklevel=3)
+    return scores.copy()
 
 
 def _baseline_run(baseline: Any) -> pd.DataFrame:
