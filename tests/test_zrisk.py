@@ -247,3 +247,22 @@ def test_subnormal_scores_do_not_overflow():
     with np.errstate(over="raise", invalid="raise", divide="raise"):
         for alpha in (0.0, 3.0):
             np.testing.assert_allclose(zrisk(x, alpha), [0.0, 0.5], atol=1e-12)
+
+
+def test_curve_and_components_labels_and_errors():
+    curve = georisk_curve(TABLE3, [0, 2.5])
+    assert list(curve.columns) == [0.0, 2.5] and curve.columns.name == "alpha"
+    assert curve.index.equals(TABLE3.index)
+    assert georisk_curve(TABLE3.to_numpy(), [1]).shape == (8, 1)
+    parts = zrisk_components(TABLE3)
+    assert list(parts.columns) == ["total", "negative", "mean"] and (parts["negative"] <= 0).all()
+    with pytest.raises(ValueError, match="alpha must be >= 0"):
+        georisk_curve(TABLE3, [1, -2])
+    with pytest.raises(ValueError, match="at least 2 systems"):
+        zrisk_components(TABLE3.iloc[:1])
+
+
+def test_overflowing_row_sums_are_reported():
+    big = np.full((2, 3), 1e308)
+    with pytest.raises(ValueError, match="overflow"):
+        zrisk(big)
