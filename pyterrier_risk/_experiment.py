@@ -309,7 +309,7 @@ def _baseline_vector(
             f"unknown baseline {ref!r} of {m!r}: not a listed system ({names}), "
             f"not one of {AGGREGATE_BASELINES}, and not an existing run file"
         )
-    who = f"baseline run {ref!r}" if isinstance(ref, str) else f"baseline run of {m!r}"
+    who = f"baseline run {m._param_repr(ref)}"
     return baseline_topic_scores(m.base, ref, qrels_irm, who).reindex(topic_list), None
 
 

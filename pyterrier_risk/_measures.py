@@ -270,7 +270,7 @@ class _URisk(RiskMeasure):
                 "needs pyterrier_risk.Experiment"
             )
         s = topic_scores(self.base, qrels, run, "the evaluated run")
-        b = baseline_topic_scores(self.base, baseline, qrels, f"{self!r} baseline run")
+        b = baseline_topic_scores(self.base, baseline, qrels, f"baseline run {self._param_repr(baseline)}")
         delta = s.to_numpy() - b.to_numpy()
         terms = np.where(delta < 0, (1.0 + self.alpha) * delta, delta)
         for qid, value in zip(s.index, terms, strict=True):

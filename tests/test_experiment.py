@@ -300,3 +300,19 @@ def test_plain_pt_experiment_perquery_matches_ours_for_external_urisk():
     ours = ours[ours["name"] == "bm25"].set_index("qid")["value"]
     theirs = theirs.set_index("qid")["value"]
     np.testing.assert_allclose(ours.loc[QIDS], theirs.loc[QIDS])
+
+
+def test_mismatched_topics_and_qrels():
+    other_topics = pd.DataFrame({"qid": ["x1", "x2"], "query": ["a", "b"]})
+    with pytest.raises(ValueError, match="no overlap"):
+        pr.Experiment(RUNS, other_topics, QRELS, [pr.URisk(AP, baseline=0)])
+
+
+def test_external_baseline_warning_repeats_on_cached_use():
+    holes = random_run(11, drop=(QIDS[1],))
+    m = pr.URisk(AP, baseline=holes)
+    for _ in range(2):  # the second call hits the baseline cache and must still warn
+        with pytest.warns(
+            TopicPolicyWarning, match=r"baseline run '<run [0-9a-f]{8}>' has no results for 1 of"
+        ):
+            pr.Experiment(RUNS, TOPICS, QRELS, [m])
