@@ -244,7 +244,8 @@ def as_matrix_with_row_sums(
         raise ValueError(f"{name} needs at least {min_systems} systems (rows), got {r}")
     if c < min_topics:
         raise ValueError(f"{name} needs at least {min_topics} topics (columns), got {c}")
-    row_sums = values.sum(axis=1)
+    with np.errstate(over="ignore"):  # an overflow is reported below, as a ValueError
+        row_sums = values.sum(axis=1)
     if not (np.isfinite(row_sums).all() and values.min() >= 0):
         _check_values(values, name, label_of=_cell_labeller(systems, topics))
         # finite, non-negative values can still overflow a sum
