@@ -7,16 +7,21 @@ parameter values; in Python ``UE(nDCG@10)`` works as well.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import ir_measures
-import numpy as np
-import pandas as pd
 from ir_measures import Metric
 from ir_measures.measures import Measure, ParamInfo, register
 
-from ._ue import BASES, REB_MODES, VARIANTS, _normalise, _pool_bounds, ue
+if TYPE_CHECKING:
+    import pandas as pd
 
+# numpy, pandas and the numeric core load on first evaluation: this module is imported eagerly by
+# ``import pyterrier_risk`` (ir_measures can only parse registered names). Kept equal to the core's
+# constants (tested).
+BASES = ("nDCG", "AP", "P", "R", "RR")
+VARIANTS = ("V1", "V2")
+REB_MODES = ("exact", "paper")
 _POOLS = ("qrels", "run")
 _ORDER = ("base", "variant", "reb", "pool")
 
@@ -150,6 +155,11 @@ class _UE(Measure):
 
     def runtime_impl(self, qrels: pd.DataFrame, run: pd.DataFrame):
         """Per-topic UE values; ir_measures' runtime provider calls this with all topics of one run."""
+        import numpy as np
+        import pandas as pd
+
+        from ._ue import ue
+
         self.validate_params()
         base = self.base_measure()
         # dict-of-dict input spares ir_measures a per-row namedtuple conversion (same values)
@@ -170,6 +180,8 @@ class _UE(Measure):
 
 def _dict_of_dict(qids: pd.Series, docs: pd.Series, values: pd.Series) -> dict[Any, dict[Any, Any]]:
     """``{query_id: {doc_id: value}}`` built block-wise; a repeated (query, doc) keeps its last value."""
+    import numpy as np
+
     q = qids.to_numpy()
     if len(q) == 0:
         return {}
@@ -185,6 +197,11 @@ def _bounds_for(
     measure: _UE, base: Measure, qrels: pd.DataFrame, run: pd.DataFrame
 ) -> tuple[pd.Series, pd.Series]:
     """IUB and REB per topic (Series indexed by query_id) in the base measure's units."""
+    import numpy as np
+    import pandas as pd
+
+    from ._ue import _normalise, _pool_bounds
+
     name = base.NAME
     cutoff = base.params.get("cutoff")
     rel = base["rel"] if name != "nDCG" else 1
@@ -214,6 +231,7 @@ def _bounds_for(
 
 
 UE = _UE()
-register(UE)
+if UE.NAME not in ir_measures.measures.registry:  # a module reload must not fail
+    register(UE)
 
 __all__ = ["UE"]

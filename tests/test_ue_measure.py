@@ -229,3 +229,20 @@ def test_plain_pyterrier_experiment():
     expected = ir_measures.calc_aggregate(measures, qrels, run[run["query_id"] != "q9"])
     for m in measures:
         assert table.loc[0, str(m)] == pytest.approx(expected[m])
+
+
+def test_measure_module_constants_match_the_numeric_core_and_import_stays_light():
+    import subprocess
+    import sys
+
+    from pyterrier_risk import _ue, _ue_measure
+
+    assert (_ue_measure.BASES, _ue_measure.VARIANTS, _ue_measure.REB_MODES) == (
+        _ue.BASES,
+        _ue.VARIANTS,
+        _ue.REB_MODES,
+    )
+    # the measure is imported by `import pyterrier_risk`; the numeric core (numpy, pandas) loads on first use
+    code = "import sys, pyterrier_risk._ue_measure; print('pyterrier_risk._ue' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.split() == ["False"]
