@@ -180,6 +180,14 @@ class RiskMeasure(Measure):
         return repr(v)
 
     def __repr__(self) -> str:
+        # ir_measures hashes and compares measures through repr for every per-query value, and a
+        # DataFrame baseline is written by a digest of its content: compute it once
+        cached = self.__dict__.get("_repr")
+        if cached is None:
+            cached = self.__dict__["_repr"] = self._make_repr()
+        return cached
+
+    def _make_repr(self) -> str:
         parts = []
         if "base" in self.params:
             parts.append(repr(self.params["base"]))
