@@ -196,7 +196,10 @@ def _dict_of_dict(qids: pd.Series, docs: pd.Series, values: pd.Series) -> dict[A
 def _bounds_for(
     measure: _UE, base: Measure, qrels: pd.DataFrame, run: pd.DataFrame
 ) -> tuple[pd.Series, pd.Series]:
-    """IUB and REB per topic (Series indexed by query_id) in the base measure's units."""
+    """IUB and REB per topic (Series indexed by query_id) in the base measure's units.
+
+    ``qrels`` arrive sorted by query and document (ir_measures' runtime provider sorts them).
+    """
     import numpy as np
     import pandas as pd
 
@@ -210,6 +213,10 @@ def _bounds_for(
     mode = measure["reb"]
 
     q = qrels[["query_id", "doc_id", "relevance"]]
+    qid_arr, doc_arr = q["query_id"].to_numpy(), q["doc_id"].to_numpy()
+    repeated = (qid_arr[1:] == qid_arr[:-1]) & (doc_arr[1:] == doc_arr[:-1])
+    if repeated.any():  # a judgement given twice: keep the last one, as ir_measures' dict-of-dict does
+        q = q[np.append(~repeated, True)]
     q_codes, qids = pd.factorize(q["query_id"])
     q_labels = q["relevance"].to_numpy(dtype=float)
     q_pool = np.ones(len(q), dtype=bool) if not judged_only else q_labels >= 0

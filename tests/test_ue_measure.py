@@ -246,3 +246,13 @@ def test_measure_module_constants_match_the_numeric_core_and_import_stays_light(
     code = "import sys, pyterrier_risk._ue_measure; print('pyterrier_risk._ue' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.split() == ["False"]
+
+
+def test_repeated_judgements_and_retrievals_count_once():
+    qrels, run = _frames()
+    doubled_qrels = pd.concat([qrels, qrels.iloc[[0, 1]]]).sort_values(["query_id", "doc_id"], kind="stable")
+    doubled_run = pd.concat([run, run.iloc[[0]]])
+    measures = [UE(AP@2, variant="V2"), UE(AP@2, variant="V2", pool="run")]
+    assert ir_measures.calc_aggregate(measures, doubled_qrels, doubled_run) == pytest.approx(
+        ir_measures.calc_aggregate(measures, qrels, run)
+    )
