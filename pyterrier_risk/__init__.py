@@ -82,11 +82,7 @@ def __dir__() -> list[str]:
 
 def _register_measures() -> None:
     for module in ("_measures", "_ue_measure"):
-        try:
-            importlib.import_module(f".{module}", __name__)
-        except ModuleNotFoundError as e:  # pragma: no cover - only while a module is being written
-            if e.name != f"{__name__}.{module}":
-                raise
+        importlib.import_module(f".{module}", __name__)
 
 
 _register_measures()

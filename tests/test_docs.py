@@ -16,6 +16,7 @@ from conftest import DATA, REPO, data_path
 
 FENCE = re.compile(r"^```python[^\n]*\n(.*?)^```", re.M | re.S)
 PAGES = [REPO / "README.md", *sorted((REPO / "docs").glob("*.md"))]
+NO_CODE_PAGES = {"index.md", "api.md"}
 
 
 def python_blocks(page: Path) -> list[str]:
@@ -27,11 +28,14 @@ def test_pages_found():
     assert len(PAGES) > 3
 
 
-@pytest.mark.parametrize("page", PAGES, ids=lambda p: p.name)
+def test_every_guide_page_has_an_example():
+    missing = [p.name for p in PAGES if p.name not in NO_CODE_PAGES and not python_blocks(p)]
+    assert not missing, f"pages without a runnable python example: {missing}"
+
+
+@pytest.mark.parametrize("page", [p for p in PAGES if p.name not in NO_CODE_PAGES], ids=lambda p: p.name)
 def test_page_examples_run(page: Path, monkeypatch: pytest.MonkeyPatch):
     blocks = python_blocks(page)
-    if not blocks:
-        pytest.skip(f"{page.name} has no python examples")
     if any(block.lstrip().startswith("# requires: shared-data") for block in blocks):
         data_path()
     monkeypatch.chdir(REPO)
