@@ -8,6 +8,8 @@ import ir_measures
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from ir_measures import AP, RR, R, nDCG
 from ir_measures import P as Prec
 
@@ -256,3 +258,29 @@ def test_repeated_judgements_and_retrievals_count_once():
     assert ir_measures.calc_aggregate(measures, doubled_qrels, doubled_run) == pytest.approx(
         ir_measures.calc_aggregate(measures, qrels, run)
     )
+
+
+@given(
+    labels=st.lists(st.sampled_from([-1, 0, 0, 1, 2]), min_size=1, max_size=12),
+    retrieved=st.lists(st.integers(0, 15), min_size=0, max_size=14, unique=True),
+    base=st.sampled_from([nDCG@5, nDCG(judged_only=True)@3, AP@5, AP(rel=2), Prec@3, R@5, RR, RR@3]),
+    pool=st.sampled_from(["qrels", "run"]),
+)
+@settings(max_examples=60, deadline=None)
+def test_any_run_scores_within_the_variant_ranges(labels, retrieved, base, pool):
+    """Random judged pools and runs (with unjudged documents, i >= len(labels)) through ir_measures."""
+    docs = [f"d{i}" for i in range(len(labels))]
+    qrels = pd.DataFrame({"query_id": "q", "doc_id": docs, "relevance": labels})
+    run = pd.DataFrame(
+        {"query_id": "q", "doc_id": [f"d{i}" for i in retrieved], "score": np.arange(len(retrieved), 0, -1.0)}
+    )
+    res = ir_measures.calc_aggregate([UE(base, pool=pool), UE(base, variant="V2", pool=pool)], qrels, run)
+    v1, v2 = res[UE(base, pool=pool)], res[UE(base, variant="V2", pool=pool)]
+    assert 0.0 <= v1 <= 1.0 and -1.0 <= v2 <= 1.0
+
+
+def test_unquoted_nested_base_is_rejected_by_the_ir_measures_parser():
+    # ir_measures' parser only takes literal values: the base must be quoted in a measure string
+    with pytest.raises(ValueError, match="values must be"):
+        ir_measures.parse_measure("UE(base=nDCG@10)")
+    assert ir_measures.parse_measure("UE(base='nDCG@10')") == UE(nDCG@10)
