@@ -352,13 +352,20 @@ def _evaluate_risk(
             continue
         res = trisk(matrix.loc[n], b, m.alpha, se=m.params.get("se", "parametric"))
         vals[n], pvals[n] = res.trisk, res.p_value
-        t_r.loc[n] = np.asarray(res.t_r, dtype=float)
-        t_j.loc[n] = np.asarray(res.t_j, dtype=float)
+        t_r.loc[n] = _in_topic_order(res.t_r, topic_list)
+        t_j.loc[n] = _in_topic_order(res.t_j, topic_list)
     return {
         "value": pd.Series(vals, dtype=float),
         "p_value": pd.Series(pvals, dtype=float),
         "components": {"x": x, "T_R": t_r, "T_J": t_j},
     }
+
+
+def _in_topic_order(values: Any, topic_list: list[str]) -> np.ndarray:
+    """Per-topic values as an array in ``topic_list`` order (Series are aligned by label)."""
+    if hasattr(values, "reindex"):
+        return values.reindex(topic_list).to_numpy(dtype=float)
+    return np.asarray(values, dtype=float)
 
 
 def _round(value: float, column: str, round_: int | dict[str, int] | None) -> float:

@@ -316,3 +316,14 @@ def test_external_baseline_warning_repeats_on_cached_use():
             TopicPolicyWarning, match=r"baseline run '<run [0-9a-f]{8}>' has no results for 1 of"
         ):
             pr.Experiment(RUNS, TOPICS, QRELS, [m])
+
+
+def test_perquery_components_follow_topic_labels_not_positions():
+    risk = [pr.TRisk(AP, alpha=1, baseline="mean"), pr.ZRisk(AP, alpha=1)]
+    forward = pr.Experiment(RUNS, TOPICS, QRELS, risk, perquery=True)
+    shuffled_qrels = QRELS.sample(frac=1.0, random_state=3)
+    backward = pr.Experiment(RUNS, TOPICS.iloc[::-1], shuffled_qrels, risk, perquery=True)
+    key = ["name", "qid", "measure"]
+    a = forward.set_index(key)["value"].sort_index()
+    b = backward.set_index(key)["value"].sort_index()
+    pd.testing.assert_series_equal(a, b, check_exact=False, rtol=1e-12)
