@@ -237,6 +237,15 @@ def Experiment(  # noqa: N802 - mirrors pt.Experiment
         _evaluate_risk(m, matrices[str(m.base)], names, sys_index, qrels_irm, topic_list) for m in risk
     ]
 
+    save_dir = kwargs.get("save_dir")
+    if save_dir is not None:
+        _rewrite_saved_tables(
+            save_dir, names, hidden,
+            _averages(pq, plain_names, names, topic_list, risk, results, sys_index, test, correction,
+                      correction_alpha, None, True, None),
+            _per_query(pq, plain_names, names, risk, results, None, True),
+        )  # fmt: skip
+
     want_averages = perquery is False or perquery == "both"
     averages = None
     if want_averages:
@@ -254,6 +263,28 @@ def Experiment(  # noqa: N802 - mirrors pt.Experiment
             return EvaluationDataTuple(averages, per_query)
         return averages, per_query
     return per_query
+
+
+def _rewrite_saved_tables(
+    save_dir: str, names: list[str], hidden: set[str], averages: pd.DataFrame, per_query: pd.DataFrame
+) -> None:
+    """Put the risk columns into pt.Experiment's ``aggregated.csv`` and ``perquery.csv``.
+
+    The internal base-measure/NumRet columns are dropped; rows of systems from earlier calls are
+    kept, as pt.Experiment does.
+    """
+    import pandas as pd
+
+    for filename, table in (("aggregated.csv", averages), ("perquery.csv", per_query)):
+        path = os.path.join(save_dir, filename)
+        if os.path.exists(path):
+            old = pd.read_csv(path)
+            old = old[~old["name"].astype(str).isin(set(names))]
+            if filename == "aggregated.csv":
+                old = old.drop(columns=[c for c in old.columns if c in hidden and old[c].isna().all()])
+            if not old.empty:
+                table = pd.concat([table, old], ignore_index=True)
+        table.to_csv(path, index=False)
 
 
 def _unique(items: Sequence[Any]) -> list[Any]:

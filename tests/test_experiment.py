@@ -174,8 +174,15 @@ def test_round_highlight_and_save_dir(tmp_path):
     assert all(v == round(v, 1) for v in res[repr(m)])
     styled = pr.Experiment(RUNS, TOPICS, QRELS, [AP, m], highlight="bold")
     assert isinstance(styled, pd.io.formats.style.Styler) and "font-weight: bold" in styled.to_html()
-    pr.Experiment(RUNS, TOPICS, QRELS, [AP, m], save_dir=str(tmp_path))
-    assert "AP" in pd.read_csv(tmp_path / "aggregated.csv").columns
+    pr.Experiment({"bm25": RUNS["bm25"], "dph": RUNS["dph"]}, TOPICS, QRELS, [AP], save_dir=str(tmp_path))
+    pr.Experiment({"dph": RUNS["dph"], "pl2": RUNS["pl2"]}, TOPICS, QRELS, [AP, m], save_dir=str(tmp_path))
+    saved = pd.read_csv(tmp_path / "aggregated.csv").set_index("name")
+    assert sorted(saved.index) == ["bm25", "dph", "pl2"]  # bm25 kept from the first call, as pt does
+    assert list(saved.columns) == ["AP", repr(m)]  # no internal NumRet column
+    d = per_topic(AP, RUNS["pl2"]) - per_topic(AP, RUNS["dph"])
+    assert saved.loc["pl2", repr(m)] == pytest.approx(np.mean(np.where(d < 0, 2 * d, d)))
+    saved_pq = pd.read_csv(tmp_path / "perquery.csv", dtype={"qid": str})
+    assert set(saved_pq["measure"]) == {"AP", repr(m)} and set(saved_pq["name"]) == {"bm25", "dph", "pl2"}
 
 
 def test_pool_subset_and_external_baseline(tmp_path):
