@@ -125,8 +125,13 @@ def _load_runs(paths: Sequence[str], qrels: Any, drop_extra: bool) -> dict[str, 
                 shown = ", ".join(repr(q) for q in extra[:5]) + (", ..." if len(extra) > 5 else "")
                 raise CLIError(f"{path}: results for {len(extra)} topic(s) absent from the qrels ({shown}); "
                                "wrong qrels? (--drop-extra-topics ignores them)")
-            warnings.warn(f"{path}: ignoring results for {len(extra)} topic(s) absent from the qrels")
+            print(f"{_PROG}: note: {path}: ignoring results for {len(extra)} topic(s) absent from the qrels",
+                  file=sys.stderr)
             run = run[run["qid"].isin(topics)].reset_index(drop=True)
+        missing = len(topics - set(run["qid"]))
+        if missing:  # the topic policy: such topics score 0, as with trec_eval -c / gdeval -c
+            print(f"{_PROG}: note: {path} has no results for {missing} of the {len(topics)} qrels topics; "
+                  "they score 0", file=sys.stderr)
         runs[name] = run
         origin[name] = path
     return runs
