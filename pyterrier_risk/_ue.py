@@ -276,16 +276,19 @@ def ue(a: Any, iub: Any, reb: Any, variant: str = "V1") -> Any:
         A float for scalar inputs, a Series (with ``a``'s index) when ``a`` is a Series, else an array.
 
     Raises:
-        ValueError: unknown variant, negative or NaN inputs, ``REB > IUB`` or ``A > IUB``.
+        ValueError: unknown variant, negative or NaN inputs (including a topic of ``a`` missing from
+            Series ``iub``/``reb``, which are aligned to ``a``'s index), ``REB > IUB`` or ``A > IUB``.
     """
     if variant not in VARIANTS:
         raise ValueError(f"variant must be one of {VARIANTS}, got {variant!r}")
     index = a.index if isinstance(a, pd.Series) else None
+    if index is not None:  # align bounds given per topic with the scores' topics
+        iub, reb = (x.reindex(index) if isinstance(x, pd.Series) else x for x in (iub, reb))
     av, iv, rv = np.broadcast_arrays(
         *(np.asarray(x.to_numpy() if isinstance(x, pd.Series) else x, dtype=float) for x in (a, iub, reb))
     )
     if np.isnan(av).any() or np.isnan(iv).any() or np.isnan(rv).any():
-        raise ValueError("a, iub and reb must not be NaN")
+        raise ValueError("a, iub and reb must not be NaN (Series iub/reb must cover every topic of a)")
     tol = 1e-9 * np.maximum(iv, 1.0)
     if (av < -tol).any() or (rv < -tol).any():
         raise ValueError("a and reb must be >= 0")

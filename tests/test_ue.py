@@ -171,6 +171,14 @@ def test_series_in_series_out_and_broadcasting():
     assert isinstance(arr, np.ndarray) and arr.tolist() == pytest.approx([0.25, 2 / 3])
 
 
+def test_series_bounds_are_aligned_by_topic():
+    a = pd.Series([0.5, 1.0], index=["q1", "q2"])
+    reb = pd.Series([0.5, 0.25], index=["q2", "q1"])  # other order
+    assert ue(a, 1.0, reb, "V2").tolist() == pytest.approx([(0.5 - 0.25) / 0.75, 1.0])
+    with pytest.raises(ValueError, match="NaN"):
+        ue(a, 1.0, reb.drop("q1"), "V2")
+
+
 def test_norm_rescales_into_base_units():
     labels, groups = [1, 0, 1, 0, 0], ["a", "a", "b", "b", "b"]
     own = ue_bounds(labels, groups, measure="AP", cutoff=2)
