@@ -60,7 +60,10 @@ class _UE(Measure):
     own gains, cutoff and relevance threshold; the base value itself is computed by ir_measures.
 
     Examples: ``UE(nDCG@10)``, ``UE(AP(rel=2)@10, variant='V2')``,
-    ``ir_measures.parse_measure("UE(base='nDCG', variant='V2')@10")``.
+    ``ir_measures.parse_measure("UE(base='nDCG', variant='V2')@10")``. The ``base`` parameter holds the
+    base's canonical name without its cutoff; :meth:`base_measure` returns the base measure itself.
+    Per-topic edge cases and the exact expected values are documented in :func:`pyterrier_risk.ue`
+    and :func:`pyterrier_risk.ue_bounds`.
     """
 
     __name__ = "UE"
