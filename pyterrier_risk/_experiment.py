@@ -6,7 +6,7 @@ unbiased MEAN/MEDIAN/MAX baseline, ZRisk, GeoRisk) or that is not a mean (TRisk)
 
 1. runs ``pt.Experiment`` once, asking for per-query values of the ordinary measures plus each risk
    measure's base measure (each base measure is computed once, whatever the number of risk
-   measures on it) and ``NumRet`` (to apply the topic policy);
+   measures on it) and, for transformers, ``NumRet`` (to apply the topic policy);
 2. rebuilds the ordinary table with PyTerrier's own renderer (same means, baseline columns,
    significance tests, multiple-testing correction, rounding);
 3. adds one column per risk measure, named by its ``repr`` (TRisk also adds ``"<repr> p-value"``),
@@ -200,9 +200,12 @@ def Experiment(  # noqa: N802 - mirrors pt.Experiment
 
     bases = _unique([m.base for m in risk])
     converted, _ = _convert_measures(plain) if plain else ([], {})
-    extra = [b for b in [*bases, ir_measures.NumRet] if b not in converted]
+    # NumRet tells which topics a transformer returned nothing for; result frames are inspected directly
+    frames_only = all(hasattr(system, "columns") for system in systems)
+    needed = bases if frames_only else [*bases, ir_measures.NumRet]
+    extra = [b for b in needed if b not in converted]
     _, rev_mapping = _convert_measures([*plain, *extra])
-    column = {str(b): rev_mapping.get(b, str(b)) for b in [*bases, ir_measures.NumRet]}  # pt's names
+    column = {str(b): rev_mapping.get(b, str(b)) for b in needed}  # the names pt.Experiment gives them
     with warnings.catch_warnings():
         if not perquery:
             warnings.filterwarnings("ignore", message=r".*topic\(s\) not found in qrels.*")
@@ -214,10 +217,10 @@ def Experiment(  # noqa: N802 - mirrors pt.Experiment
     hidden = {column[str(e)] for e in extra}
     plain_names = [n for n in pq["measure"].drop_duplicates() if n not in hidden]
 
-    # systems x topics matrices of the base measures and NumRet, under the topic policy
+    # systems x topics matrices of the base measures (and NumRet), under the topic policy
     in_qrels = pq[pq["qid"].isin(set(topic_list))]
     matrices = {}
-    for b in [*bases, ir_measures.NumRet]:
+    for b in needed:
         rows = in_qrels[in_qrels["measure"] == column[str(b)]]
         if rows.empty:
             raise RuntimeError(f"pt.Experiment returned no per-query values for {b!r}")
@@ -225,12 +228,15 @@ def Experiment(  # noqa: N802 - mirrors pt.Experiment
             index=names, columns=topic_list
         )
         matrices[str(b)] = wide.fillna(0.0)  # cannot happen for qrels topics: ir_measures backfills 0
-    numret = matrices.pop(str(ir_measures.NumRet))
-    for name in names:
-        warn_missing(int((numret.loc[name] == 0).sum()), len(topic_list), f"system {name!r}")
+    numret = matrices.pop(str(ir_measures.NumRet), None)
+    topic_set = set(topic_list)
     for name, system in zip(names, systems, strict=True):
         if hasattr(system, "columns") and "qid" in system.columns:
-            warn_extra(len(set(system["qid"].astype(str)) - set(topic_list)), f"system {name!r}")
+            returned = set(system["qid"].astype(str))
+            warn_missing(len(topic_set - returned), len(topic_list), f"system {name!r}")
+            warn_extra(len(returned - topic_set), f"system {name!r}")
+        elif numret is not None:
+            warn_missing(int((numret.loc[name] == 0).sum()), len(topic_list), f"system {name!r}")
 
     qrels_irm = pt.model.to_ir_measures(qrels)
     results = [

@@ -334,3 +334,12 @@ def test_perquery_components_follow_topic_labels_not_positions():
     a = forward.set_index(key)["value"].sort_index()
     b = backward.set_index(key)["value"].sort_index()
     pd.testing.assert_series_equal(a, b, check_exact=False, rtol=1e-12)
+
+
+def test_topic_policy_for_transformers_uses_numret():
+    holes = pt.Transformer.from_df(random_run(9, drop=(QIDS[0], QIDS[3], QIDS[5])))
+    systems = {"full": pt.Transformer.from_df(RUNS["bm25"]), "holes": holes}
+    with pytest.warns(TopicPolicyWarning, match=r"system 'holes' has no results for 3 of the 8 qrels topics"):
+        res = pr.Experiment(systems, TOPICS, QRELS, [pr.URisk(AP, baseline="full")]).set_index("name")
+    expected = per_topic(AP, random_run(9, drop=(QIDS[0], QIDS[3], QIDS[5]))) - per_topic(AP, RUNS["bm25"])
+    assert res.loc["holes", "URisk(AP,baseline='full')"] == pytest.approx(expected.mean())
