@@ -25,9 +25,11 @@ BASE = nDCG @ 20
 
 
 def with_rank(values: pd.Series, decimals: int) -> pd.Series:
-    """'value (rank)' strings, rank 1 = highest value."""
-    ranks = values.rank(ascending=False, method="min").astype(int)
-    return values.round(decimals).map(lambda v: f"{v:.{decimals}f}") + ranks.map(lambda r: f" ({r})")
+    """'value (rank)' strings, rank 1 = highest value; NaN (the baseline against itself) as '-'."""
+    ranks = values.rank(ascending=False, method="min")
+    return pd.Series(
+        {k: "-" if pd.isna(v) else f"{v:.{decimals}f} ({int(ranks[k])})" for k, v in values.items()}
+    )
 
 
 def main() -> None:
@@ -61,13 +63,13 @@ def main() -> None:
             {
                 "nDCG@20": with_rank(res[repr(BASE)], 4),
                 "URisk": with_rank(res[repr(pr.URisk(BASE, alpha=a, baseline=BASELINE))], 4),
-                "TRisk": with_rank(res[repr(pr.TRisk(BASE, alpha=a, baseline=BASELINE))].fillna(0.0), 3),
+                "TRisk": with_rank(res[repr(pr.TRisk(BASE, alpha=a, baseline=BASELINE))], 3),
                 "T*Risk": with_rank(res[repr(pr.TRisk(BASE, alpha=a, baseline="mean"))], 3),
                 "ZRisk": with_rank(res[repr(pr.ZRisk(BASE, alpha=a))], 3),
                 "GeoRisk": with_rank(res[repr(pr.GeoRisk(BASE, alpha=a))], 4),
             }
         ).loc[order]
-        print(f"alpha = {a}   (2016 Table 6 style; the baseline's own TRisk is shown as 0)")
+        print(f"alpha = {a}   (2016 Table 6 style; value (rank); the baseline has no TRisk against itself)")
         print(table.to_string())
         print()
 
