@@ -251,3 +251,15 @@ def test_ue_range_for_any_consistent_triple(iub, r, s, variant):
     assert lo <= v <= 1.0
     if variant == "V2" and iub > 0 and reb < iub * (1 - 1e-9):
         assert (v >= 0) == (a >= reb)
+
+
+@pytest.mark.parametrize(
+    ("n", "m", "k"), [(200, 1, None), (200, 3, 50), (500, 40, None), (60, 59, None), (1000, 2, 10)]
+)
+def test_rr_expectation_on_large_pools_matches_exact_rational_sum(n, m, k):
+    from fractions import Fraction
+
+    last = min(n if k is None else k, n - m + 1)
+    expected = sum(Fraction(math.comb(n - i, m - 1), math.comb(n, m)) / i for i in range(1, last + 1))
+    got = ue_bounds([1] * m + [0] * (n - m), measure="RR", cutoff=k).reb
+    assert got == pytest.approx(float(expected), rel=1e-12)
