@@ -70,7 +70,8 @@ def _parser() -> argparse.ArgumentParser:
     ev.add_argument("--baselines", nargs="+", choices=["mean", "median", "max"], default=[],
                     help="unbiased baselines over all runs (Dinçer et al., ECIR 2014): URisk and T*Risk")
     ev.add_argument("--no-zrisk", action="store_true", help="leave out ZRisk and GeoRisk")
-    ev.add_argument("--format", choices=["markdown", "csv", "latex"], default="markdown")
+    ev.add_argument("--format", choices=["markdown", "csv", "latex"], default=None,
+                    help="table format (default: from the --output suffix .md/.csv/.tex, else markdown)")
     ev.add_argument("--output", "-o", type=Path, help="write the table to this file instead of stdout")
     ev.add_argument("--perquery", action="store_true",
                     help="per-topic values (name, qid, measure, value) instead of the averages")

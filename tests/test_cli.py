@@ -103,6 +103,10 @@ def test_eval_perquery_and_latex(capsys, web, tmp_path):
                                    str(runs["indri-rm-catb"])])
     assert code == 0, err
     assert out.startswith("\\begin{tabular}") and "indri-rm-catb" in out and "nDCG@20" in out
+    # without --format, the output file's suffix decides
+    assert main(["eval", "--qrels", str(qrels_path), "--output", str(tmp_path / "t.tex"),
+                 str(runs["indri-rm-catb"])]) == 0
+    assert (tmp_path / "t.tex").read_text() == out
 
 
 # ---------------------------------------------------------------------------------------- bad input
