@@ -137,6 +137,7 @@ def table(scores: dict, bm25: pd.Series, sys_matrix: pd.DataFrame) -> pd.DataFra
 
     mean_baseline = sys_matrix.mean(axis=1)
     plain = scores[("lambdarank", 0.0)][0]
+    plain_loss = np.maximum(0.0, bm25 - plain.reindex(bm25.index))
     for (kind, alpha), (s, n_trees) in scores.items():
         single = risk_reward(s, bm25)
         multi = [risk_reward(s, sys_matrix[c]) for c in sys_matrix.columns]
@@ -153,6 +154,9 @@ def table(scores: dict, bm25: pd.Series, sys_matrix: pd.DataFrame) -> pd.DataFra
                 "NDCG@10": s.mean(),
                 "p(LM)": ttest_rel(s, plain.reindex(s.index)).pvalue if not s.equals(plain) else 1.0,
                 "B:Risk": single.risk,
+                "p(Rk)": ttest_rel(np.maximum(0.0, bm25 - s.reindex(bm25.index)), plain_loss).pvalue
+                if not s.equals(plain)
+                else 1.0,
                 "B:Reward": single.reward,
                 "B:Rw/Rk": single.reward / single.risk,
                 "B:Wins": single.wins,
@@ -229,7 +233,10 @@ def main() -> None:
             "trees": "{:.0f}".format,
         }
     )
-    print("trees: mean over folds (early stopping); p(LM): paired t-test of NDCG@10 against LambdaMART;")
+    print(
+        "trees: mean over folds (early stopping); p(LM): paired t-test of NDCG@10 against LambdaMART; "
+        "p(Rk): paired t-test of the per-query loss below BM25, max(0, BM25 - model), against LambdaMART's"
+    )
     print("B: against the BM25 feature; M: against the 25 MQ2008-agg systems (mean over systems);")
     print(
         "GeoRisk/ZRisk: the model among the 25 systems, URisk(mean): vs their per-query mean; "
