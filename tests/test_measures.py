@@ -245,3 +245,18 @@ def test_pt_risk_namespace():
 
     assert pt.risk.URisk is pr.URisk
     assert pt.risk.Experiment is pr.Experiment
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    kind=st.sampled_from([pr.URisk, pr.TRisk]),
+    alpha=st.floats(0, 1e6, allow_nan=False),
+    baseline=st.one_of(
+        st.text(min_size=1, max_size=12), st.integers(0, 50), st.sampled_from(["mean", "max"])
+    ),
+    base=st.sampled_from([AP, nDCG @ 10, ERR @ 20, GDEVAL_NDCG, P(rel=2) @ 5]),
+)
+def test_repr_parse_round_trip_property(kind, alpha, baseline, base):
+    m = kind(base, alpha=alpha, baseline=baseline)
+    parsed = ir_measures.parse_measure(repr(m))
+    assert parsed == m and parsed.alpha == m.alpha and parsed.baseline == m.baseline
