@@ -118,3 +118,34 @@ def test_unwritable_plot_path(scores, tmp_path):
     (tmp_path / "file").write_text("x")
     with pytest.raises(OSError, match="cannot write plot to"):
         plot_helped_hurt(run, base, path=tmp_path / "file" / "x.png")
+
+
+# ------------------------------------------------------------------------------------- properties
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+scores_st = st.lists(st.floats(0, 1, allow_nan=False), min_size=1, max_size=40)
+
+
+@settings(max_examples=60, deadline=None)
+@given(scores_st, st.data(), st.sampled_from([0.05, 0.1, 0.25]))
+def test_helped_hurt_counts_properties(base, data, width):
+    run = data.draw(st.lists(st.floats(0, 1, allow_nan=False), min_size=len(base), max_size=len(base)))
+    base_s, run_s = pd.Series(base), pd.Series(run)
+    counts = helped_hurt_counts(run_s, base_s, bin_width=width)
+    col = counts.iloc[:, 0]
+    delta = run_s - base_s
+    ties = counts.attrs["ties"][""]
+    # every topic is counted once: in a bin or as a tie
+    assert int(col.sum()) + ties == len(base)
+    negative = [lab for lab in counts.index if lab.startswith("[")]
+    assert int(col[negative].sum()) == int(((delta / width).round(9) < 0).sum())
+    # each topic lies in the interval its bin names
+    for d in delta:
+        k = round(d / width, 9)
+        if k == 0:
+            continue
+        lo = np.floor(k) if k < 0 else np.ceil(k) - 1
+        left, right = f"{lo * width:g}", f"{(lo + 1) * width:g}"
+        label = f"[{left},{right})" if k < 0 else f"({left},{right}]"
+        assert col[label] >= 1

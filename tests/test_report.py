@@ -95,3 +95,22 @@ def test_unwritable_path_not_a_dir(table, tmp_path):
     blocker.write_text("x")
     with pytest.raises(OSError, match="cannot write table to .*file/t.md"):
         write_table(table, blocker / "t.md")
+
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+
+@settings(max_examples=50, deadline=None)
+@given(st.lists(st.tuples(st.text(alphabet="ab|_&% x", min_size=1, max_size=6),
+                          st.floats(-1e6, 1e6, allow_nan=False), st.integers(-5, 5)), min_size=1, max_size=8))
+def test_csv_round_trip_and_markdown_shape_property(rows):
+    df = pd.DataFrame(rows, columns=["name", "value", "count"])
+    back = pd.read_csv(io.StringIO(write_table(df, None, "csv")), keep_default_na=False,
+                       dtype={"name": str})
+    pd.testing.assert_frame_equal(back, df)
+    md = write_table(df, None, "markdown").splitlines()
+    assert len(md) == 2 + len(df)
+    assert all(line.replace(r"\|", "").count("|") == 4 for line in md)
+    tex = write_table(df, None, "latex")
+    assert tex.count(r" \\") == 1 + len(df)
