@@ -92,7 +92,8 @@ class RiskMeasure(Measure):
             raise TypeError(
                 f"{self.NAME}: unknown parameter(s) {unknown}; supported: {sorted(self.SUPPORTED_PARAMS)}"
             )
-        out = dict(params)
+        # None means "not given" for the optional parameters
+        out = {k: v for k, v in params.items() if not (v is None and k in ("baseline", "pool"))}
         if "base" in out:
             base = out["base"]
             if isinstance(base, str):

@@ -62,6 +62,8 @@ def test_canonical_repr_is_order_independent():
     assert pr.URisk(AP, alpha=1) != pr.URisk(AP, alpha=2)
     assert pr.URisk(AP) != pr.TRisk(AP)
     assert pr.URisk(AP, alpha=3).alpha == 3.0 and pr.URisk(AP).alpha == 0.0
+    assert pr.URisk(AP, baseline=None, pool=None) == pr.URisk(AP)  # None = not given
+    pr.URisk(AP, baseline=None, pool=None).validate_params()
 
 
 @pytest.mark.parametrize(
