@@ -348,12 +348,16 @@ def run_demo(dataset: str = DEFAULT_DATASET, out: str | os.PathLike = "pyterrier
     if not alphas or min(alphas) < 0:
         raise DemoError(f"alphas must be non-empty and >= 0, got {alphas}")
     folds = folds or (3 if quick else 5)
+    if folds < 2:
+        raise DemoError(f"--folds must be at least 2 (train on some topics, test on the others), got {folds}")
     depth = depth or (50 if quick else 100)
     num_boost_round = 30 if quick else 50
 
     log(f"loading {dataset} (IR_DATASETS_HOME={os.environ.get('IR_DATASETS_HOME', '~/.ir_datasets')})")
     ds, topics, qrels = load_dataset(dataset)
     log(f"  {len(topics)} judged topics, {len(qrels)} qrels")
+    if folds > len(topics):
+        raise DemoError(f"--folds {folds} is more than the {len(topics)} judged topics of {dataset}")
 
     cache = out / "cache"
     cache.mkdir(exist_ok=True)
@@ -474,8 +478,8 @@ def _findings(risk: pd.DataFrame, multi: pd.DataFrame, ltr_names: dict[float, st
         f"{int(b['Losses'])} losses (α={lo:g}: {int(a['Losses'])}),",
         f"{int(b['Losses>20%'])} of them by more than 20% (α={lo:g}: {int(a['Losses>20%'])}),",
         f"and Gain {b['Gain']:+.4f} (α={lo:g}: {a['Gain']:+.4f}).",
-        f"Over all systems, the highest GeoRisk at α={hi:g} is {best_geo}'s ({m.loc[best_geo, geo]:.4f};",
-        f"{baseline}: {m.loc[baseline, geo]:.4f}).",
+        f"Over all systems, the highest GeoRisk at α={hi:g} is {best_geo}'s ({m.loc[best_geo, geo]:.4f}"
+        + (f"; {baseline}: {m.loc[baseline, geo]:.4f})." if best_geo != baseline else ")."),
     ]
     return " ".join(parts)
 

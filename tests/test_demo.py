@@ -69,6 +69,10 @@ def test_unknown_dataset_and_unwritable_out(capsys, tmp_path):
     assert main(["demo", "--dataset", "irds:no-such-collection/v9", "--out", str(tmp_path / "o")]) == 2
     err = capsys.readouterr().err
     assert "unknown ir_datasets id 'no-such-collection/v9'" in err and "Traceback" not in err
+    assert main(["demo", "--folds", "1", "--out", str(tmp_path / "o")]) == 2
+    assert "--folds must be at least 2" in capsys.readouterr().err
+    assert main(["demo", "--alpha", "-1", "--out", str(tmp_path / "o")]) == 2
+    assert "alphas must be non-empty and >= 0" in capsys.readouterr().err
     (tmp_path / "file").write_text("x")
     assert main(["demo", "--out", str(tmp_path / "file" / "out")]) == 2
     err = capsys.readouterr().err
