@@ -280,8 +280,9 @@ def plot_georisk_alpha(matrix: pd.DataFrame, alphas: Sequence[float] = DEFAULT_A
     ax = fig.add_subplot()
     markers = "os^vD<>phx*+"
     for j, name in enumerate(curves.columns):
+        # ten colours repeat; the line style tells the 11th system from the 1st
         ax.plot(curves.index.to_numpy(float), curves[name].to_numpy(float), marker=markers[j % len(markers)],
-                markersize=3, label=str(name))
+                markersize=3, label=str(name), color=f"C{j % 10}", linestyle=("-", "--", ":")[(j // 10) % 3])
     ax.set_xlabel("α")
     ax.set_ylabel("GeoRisk")
     ax.set_title(_wrap(title or "GeoRisk vs. α"), fontsize=10)
