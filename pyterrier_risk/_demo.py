@@ -301,7 +301,8 @@ def write_trec_run(res: pd.DataFrame, path: Path, tag: str) -> None:
     """Write a result frame as a TREC run file (``qid Q0 docno rank score tag``)."""
     res = res.sort_values(["qid", "score"], ascending=[True, False], kind="stable")
     ranks = res.groupby("qid", sort=False).cumcount() + 1
-    lines = [f"{q} Q0 {d} {r} {s:.6f} {tag}\n" for q, d, r, s in
+    # repr(float): the shortest text that reads back as the same number, so no ties are created
+    lines = [f"{q} Q0 {d} {r} {float(s)!r} {tag}\n" for q, d, r, s in
              zip(res["qid"], res["docno"], ranks, res["score"], strict=False)]
     path.write_text("".join(lines), encoding="utf-8")
 

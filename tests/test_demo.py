@@ -139,5 +139,11 @@ def test_demo_end_to_end_on_vaswani(capsys, tmp_path):
     assert main(["eval", "--qrels", "irds:vaswani", "--measure", "nDCG@10", "--alpha", "5", "--baseline",
                  str(out / "runs" / "BM25.run"), "--format", "csv", *runs]) == 0
     table = pd.read_csv(io.StringIO(capsys.readouterr().out)).set_index("run")
-    column = "URisk(nDCG@10,alpha=5,baseline='BM25')"
-    assert table.loc["DPH", column] == pytest.approx(risk.loc["DPH", "URisk α=5"], abs=1e-12)
+    assert sorted(table.index) == sorted(eff.index)  # run files are named like the systems
+    multi = pd.read_csv(out / "tables" / "multi.csv").set_index("name")
+    for name in risk.index:
+        assert table.loc[name, "URisk(nDCG@10,alpha=5,baseline='BM25')"] == pytest.approx(
+            risk.loc[name, "URisk α=5"], abs=1e-12)
+    for name in eff.index:
+        assert table.loc[name, "GeoRisk(nDCG@10,alpha=5)"] == pytest.approx(
+            multi.loc[name, "GeoRisk α=5"], abs=1e-12)
