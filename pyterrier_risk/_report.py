@@ -162,6 +162,8 @@ def render_table(df: pd.DataFrame, format: str = "markdown", *, index: bool = Fa
     if not isinstance(df, pd.DataFrame):
         if isinstance(df, pd.Series):
             df = df.to_frame()
+        elif isinstance(getattr(df, "data", None), pd.DataFrame):  # a Styler (Experiment(highlight=...))
+            df = df.data
         else:
             raise TypeError(f"expected a pandas DataFrame, got {type(df).__name__}")
     format = _format_for(None, format)
@@ -182,7 +184,8 @@ def write_table(df: pd.DataFrame, path_or_None: str | os.PathLike | None = None,
     ``pandas.read_csv`` returns the same numbers.
 
     Args:
-        df: the table (a Series is treated as a one-column table).
+        df: the table (a Series is treated as a one-column table, a pandas ``Styler`` such as
+            ``Experiment(..., highlight='bold')`` returns by its data).
         path_or_None: file to write (parent folders are created); ``None`` only returns the text.
         format: ``'markdown'``, ``'latex'`` or ``'csv'``; ``None`` infers it from the file suffix
             (``.md``, ``.tex``, ``.csv``) and defaults to Markdown.

@@ -83,6 +83,11 @@ def test_format_cell(value, expected):
     assert format_cell(value) == expected
 
 
+def test_styler_is_written_by_its_data(table):
+    pytest.importorskip("jinja2")  # pandas needs it to build a Styler
+    assert write_table(table.style.highlight_max(), None, "csv") == write_table(table, None, "csv")
+
+
 def test_bad_format_and_input(table):
     with pytest.raises(ValueError, match="unknown table format 'html'"):
         write_table(table, None, "html")
