@@ -84,10 +84,15 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _run_name(path: str) -> str:
+    """The run's file name without compression and extension (``bm25.run.gz`` -> ``bm25``).
+
+    A last dotted part without letters is a number, not an extension: ``BM25b0.75`` stays whole.
+    """
     name = Path(path).name
-    if name.endswith(".gz"):
-        name = name[:-3]
-    return name.rsplit(".", 1)[0] if "." in name else name
+    for compression in (".gz", ".bz2", ".xz"):
+        name = name.removesuffix(compression)
+    stem, dot, ext = name.rpartition(".")
+    return stem if dot and stem and any(ch.isalpha() for ch in ext) else name
 
 
 def _load_qrels(spec: str) -> Any:

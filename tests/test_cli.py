@@ -228,3 +228,17 @@ def test_python_m_entry_point(small):
                           timeout=120)
     assert proc.returncode == 2
     assert "missing.run" in proc.stderr and "Traceback" not in proc.stderr
+
+
+@pytest.mark.parametrize(("path", "name"), [
+    ("runs/bm25.run.gz", "bm25"),
+    ("stem-stop_BM25b0.75_1.run", "stem-stop_BM25b0.75_1"),
+    ("BM25b0.75", "BM25b0.75"),
+    ("dph.res", "dph"),
+    ("plain", "plain"),
+    (".hidden", ".hidden"),
+])
+def test_run_names_drop_only_real_extensions(path, name):
+    from pyterrier_risk._cli import _run_name
+
+    assert _run_name(path) == name
