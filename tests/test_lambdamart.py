@@ -512,3 +512,64 @@ def test_mq2008_fold1_beats_the_bm25_feature():
     learned, baseline = ndcg(out), ndcg(bm25)
     # published LambdaMART on MQ2008 is ~0.5 NDCG@10 (all-zero queries count 0); BM25 alone ~0.4
     assert 0.45 < learned < 0.6 and baseline < learned - 0.05
+
+
+@pytest.fixture(scope="module")
+def mq2008_fold1():
+    from pyterrier_risk._mq2008 import agg_baseline_scores, mq2008_fold, read_mq2008_agg
+
+    fold = mq2008_fold(1, data_path("letor4-mq2008"))
+    agg = read_mq2008_agg(data_path("letor4-mq2008-agg"))
+    systems = agg_baseline_scores(fold.train, agg)
+    train = fold.train.assign(**{f"ranker{j + 1:02d}": systems[:, j] for j in range(systems.shape[1])})
+    return train
+
+
+def _below(scores, frame, baseline):
+    """Number of training queries where the model's NDCG@10 is below the baseline's (gains 2^l - 1)."""
+    import ir_measures
+    from ir_measures import nDCG
+
+    qrels = frame[["qid", "docno", "label"]].rename(
+        columns={"qid": "query_id", "docno": "doc_id", "label": "relevance"}
+    )
+    measure = nDCG(gains={0: 0, 1: 1, 2: 3}) @ 10
+
+    def per_query(values):
+        run = pd.DataFrame({"query_id": frame["qid"], "doc_id": frame["docno"], "score": values})
+        return pd.Series({m.query_id: m.value for m in ir_measures.iter_calc([measure], qrels, run)})
+
+    return int((per_query(scores) < per_query(baseline)).sum())
+
+
+@pytest.mark.realdata
+@needs_objective
+def test_mq2008_fold1_risk_objectives_through_the_estimator(mq2008_fold1):
+    from pyterrier_risk._mq2008 import BM25_FEATURE
+
+    train = mq2008_fold1
+    candidates, qrels = train.drop(columns=["label"]), train[["qid", "docno", "label"]]
+    systems = [f"ranker{j:02d}" for j in range(1, 26)]
+    params = dict(
+        num_boost_round=25,
+        learning_rate=0.1,
+        num_leaves=15,
+        min_data_in_leaf=50,
+        num_threads=1,
+        seed=1,
+        deterministic=True,
+        force_row_wise=True,
+        verbose=False,
+    )
+
+    def scores(kind, alpha):
+        model = RiskLambdaMART(kind, alpha=alpha, baseline=BM25_FEATURE, baselines=systems, **params)
+        return model.fit(candidates, qrels).transform(candidates)["score"].to_numpy()
+
+    plain = scores("lambdarank", 0.0)
+    # parity through the estimator on real data: GeoRisk with the 25 real systems at alpha = 0
+    np.testing.assert_allclose(scores("georisk", 0.0), plain, rtol=0, atol=1e-6)
+    # U-CRO optimises losses against BM25: fewer training queries below the BM25 feature
+    bm25 = np.stack(train["features"].to_numpy())[:, BM25_FEATURE]
+    assert _below(scores("urisk", 5.0), train, bm25) < _below(plain, train, bm25)  # 24 vs 30 here
+    assert np.all(np.isfinite(scores("georisk", 5.0)))
