@@ -228,9 +228,10 @@ class RiskObjective:
         qmin = np.minimum.reduceat(y, qstart[:-1])
         active = (qmax != qmin) & (inv_cut > 0)
         table, sig_min, sig_max, sig_factor = K.sigmoid_table(self.sigmoid)
+        phi = K.normal_cdf_table() if self.kind == "georisk" else np.zeros(2)
         bound: dict[str, Any] = dict(
             n=n, group=group, labels=lab, y=y, qstart=qstart, disc=disc, inv_trunc=inv_trunc,
-            inv_cut=inv_cut, active=active, table=table, sig=(sig_min, sig_max, sig_factor), mb=None,
+            inv_cut=inv_cut, active=active, table=table, sig=(sig_min, sig_max, sig_factor), mb=None, phi=phi,
         )  # fmt: skip
         if self._baseline_scores is not None:
             b = self._baseline_scores
@@ -359,7 +360,7 @@ class RiskObjective:
         grad, hess = K.lambdas(
             preds, bd["y"], bd["qstart"], order, bd["inv_trunc"], self.label_gain, bd["disc"], bd["table"],
             bd["sig"][0], bd["sig"][1], bd["sig"][2], self.sigmoid, self.norm, self.truncation_level, mode,
-            qmult, mm, qmb, qalpha, qin, qt, qzrest, qwa, qwb, geo,
+            qmult, mm, qmb, qalpha, qin, qt, qzrest, qwa, qwb, geo, bd["phi"],
         )  # fmt: skip
         if weight is not None:
             w = np.asarray(weight, dtype=np.float32)

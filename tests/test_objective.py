@@ -14,6 +14,7 @@ from pyterrier_risk import _lambdarank_kernels as K
 from pyterrier_risk._objective import KINDS, objective
 
 GAIN = 2.0 ** np.arange(31) - 1.0
+PHI = K.normal_cdf_table()
 
 
 # ----------------------------------------------------------------------------- independent references
@@ -96,6 +97,12 @@ def test_discounts_and_inverse_max_dcg():
     inv = K.inverse_max_dcg(labels, qs, GAIN, disc, 2)
     expect = [1 / (3 + 1 / np.log2(3)), 1 / 3, 0.0]  # [0,2,1] -> 3, 1; [0,2] -> 3; [0,0] -> 0
     np.testing.assert_allclose(inv, expect, rtol=1e-15)
+
+
+def test_normal_cdf_table_interpolates_phi():
+    x = np.linspace(-9, 9, 2001)
+    got = np.array([K._phi(v, PHI) for v in x])
+    np.testing.assert_allclose(got, norm.cdf(x), rtol=0, atol=1e-11)
 
 
 def test_sigmoid_table_matches_logistic():
@@ -345,10 +352,10 @@ def test_georisk_deltas_incremental_and_exact():
             signed_inc = georisk_incremental(x, j, d, alpha) - g0
             assert np.sign(signed_inc) == np.sign(d)  # the incremental ΔM' is consistent (paper §6)
             inconsistent += np.sign(exact) != np.sign(d)
-            inc = K._georisk_delta(dm, imp, x[-1, j], t[j], zw.sum() - zw[j], s[-1], n, 30.0, alpha, g0)
-            assert inc == pytest.approx(abs(signed_inc), rel=1e-9)
+            inc = K._georisk_delta(dm, imp, x[-1, j], t[j], zw.sum() - zw[j], s[-1], n, 30.0, alpha, g0, PHI)
+            assert inc == pytest.approx(abs(signed_inc), rel=1e-6)
             ex = K._georisk_delta_exact(
-                dm, imp, x[-1, j], t[j], wa[j], wb[j], s[-1], n, 30.0, alpha, g0, wa.sum(), wb.sum()
+                dm, imp, x[-1, j], t[j], wa[j], wb[j], s[-1], n, 30.0, alpha, g0, wa.sum(), wb.sum(), PHI
             )
             assert ex == pytest.approx(abs(exact), rel=1e-6, abs=1e-12)
             worst = max(worst, abs(inc - abs(exact)) / abs(exact))
