@@ -246,6 +246,11 @@ class RiskLambdaMART(pt.Estimator):
         out["score"] = self._predict(features)
         return pt.model.add_ranks(out)
 
+    def transform_outputs(self, inp_cols: list[str]) -> list[str]:
+        """Output columns for ``pt.inspect``: the input columns plus ``score`` and ``rank``."""
+        pt.validate.result_frame(inp_cols, extra_columns=["features"], context=self)
+        return [*inp_cols, *(c for c in ("score", "rank") if c not in inp_cols)]
+
     def _predict(self, features: np.ndarray) -> np.ndarray:
         return self.booster_.predict(features, num_iteration=self.best_iteration_)
 

@@ -171,6 +171,19 @@ def test_transform_of_an_empty_frame(trained, data):
     assert len(out) == 0 and {"score", "rank"} <= set(out.columns)
 
 
+def test_inspectable_without_training(data, trained):
+    res, _ = data
+    untrained = RiskLambdaMART("urisk")
+    assert pt.inspect.transformer_outputs(untrained, list(res.columns)) == [
+        *res.columns
+    ]  # score, rank present
+    cols = ["qid", "docno", "features"]
+    assert pt.inspect.transformer_outputs(untrained, cols) == [*cols, "score", "rank"]
+    assert list(trained.transform(res[cols]).columns) == [*cols, "score", "rank"]
+    with pytest.raises(pt.validate.InputValidationError):
+        pt.inspect.transformer_outputs(untrained, ["qid", "docno"])
+
+
 def test_transform_input_errors(trained, data):
     res, _ = data
     with pytest.raises(pt.validate.InputValidationError):
