@@ -239,6 +239,47 @@ def test_fit_is_independent_of_row_order(data):
     assert b.booster_.num_trees() == 10
 
 
+@needs_objective
+def test_one_document_and_single_label_queries_follow_lightgbm(data):
+    """Policy: such queries carry no gradient (as in native lambdarank); they are scored, not rejected."""
+    res, qrels = data
+    extra = pd.DataFrame(
+        {
+            "qid": ["q_one", "q_flat", "q_flat"],
+            "query": ["one", "flat", "flat"],
+            "docno": ["one_0", "flat_0", "flat_1"],
+            "score": [1.0, 2.0, 1.0],
+            "features": [
+                np.array([1.0, 0.5, 0.5, 0.5]),
+                np.array([2.0, 0.1, 0.2, 0.3]),
+                np.array([0.0, 0.3, 0.2, 0.1]),
+            ],
+        }
+    )
+    res2 = pt.model.add_ranks(pd.concat([res, extra], ignore_index=True))
+    qrels2 = pd.concat(
+        [
+            qrels,
+            pd.DataFrame(
+                {
+                    "qid": ["q_one", "q_flat", "q_flat"],
+                    "docno": ["one_0", "flat_0", "flat_1"],
+                    "label": [2, 1, 1],
+                }
+            ),
+        ]
+    )
+    for kind in ("lambdarank", "urisk"):
+        model = RiskLambdaMART(kind, alpha=1.0, baseline=1, num_boost_round=8, verbose=False, **FAST)
+        out = model.fit(res2, qrels2).transform(res2)
+        assert np.all(np.isfinite(out["score"]))
+    native = native_model(res2, qrels2, 8, **FAST)
+    plain = RiskLambdaMART("lambdarank", num_boost_round=8, verbose=False, **FAST).fit(res2, qrels2)
+    np.testing.assert_allclose(
+        plain.transform(res2)["score"], native.predict(np.stack(res2["features"])), rtol=0, atol=1e-5
+    )
+
+
 @pytest.mark.parametrize(
     ("label", "message"),
     [
