@@ -338,7 +338,16 @@ class RiskLambdaMART(pt.Estimator):
             raise ValueError(f"{what} qrels have several labels for the same (qid, docno)")
         if res.duplicated(["qid", "docno"]).any():
             raise ValueError(f"{what} results contain the same (qid, docno) more than once")
-        frame = res.drop(columns=["label"], errors="ignore").merge(judged, on=["qid", "docno"], how="left")
+        candidates = res.drop(columns=["label"], errors="ignore")
+        try:
+            frame = candidates.merge(judged, on=["qid", "docno"], how="left")
+        except ValueError as e:  # pandas refuses to join e.g. int64 qids with str qids
+            raise ValueError(f"cannot join the {what} results with their qrels on qid/docno: {e}") from e
+        if frame["label"].isna().all():
+            raise ValueError(
+                f"none of the {len(frame)} {what} candidates has a qrels entry; do the qid/docno "
+                f"values (and types, str vs int) of the results and the qrels match?"
+            )
         labels = pd.to_numeric(frame["label"], errors="coerce")
         bad = frame["label"].notna() & labels.isna()
         if bad.any():

@@ -312,6 +312,10 @@ def test_fit_input_errors(data):
         model.fit(pd.concat([res, res.iloc[:1]]), qrels)
     with pytest.raises(ValueError, match="give both topics_or_res_va and qrels_va"):
         model.fit(res, qrels, res)
+    with pytest.raises(ValueError, match="none of the 80 training candidates has a qrels entry"):
+        model.fit(res, qrels.assign(qid=qrels["qid"] + "x"))
+    with pytest.raises(ValueError, match="cannot join the training results with their qrels"):
+        model.fit(res.assign(qid=res["qid"].str[1:].astype(int)), qrels)
     ragged = res.copy()
     ragged.at[5, "features"] = np.zeros(6)
     with pytest.raises(ValueError, match="training results: ragged features"):
