@@ -5,7 +5,8 @@
 ``rank``. Training uses LightGBM's LambdaMART with one of the risk-sensitive objectives of
 :func:`pyterrier_risk.objective`:
 
-* ``'urisk'`` -- U-CRO (Wang et al., SIGIR 2012, §4.3): ΔM' = ΔM·(1+α) on downside swaps;
+* ``'urisk'`` -- U-CRO (Wang et al., SIGIR 2012, §4.3): ΔM' = ΔT, T = max(0, M_m − M_b) −
+  (1+α)·max(0, M_b − M_m);
 * ``'tsaro'`` / ``'tfaro'`` -- T-SARO / T-FARO (Dinçer et al., SIGIR 2014, §6.3):
   α' = α·[1 − Φ(T_R,i)];
 * ``'tfaro_star'`` -- T*-FARO (Dinçer et al., SIGIR 2016, §6): T-FARO against the per-query mean
@@ -78,11 +79,13 @@ class RiskLambdaMART(pt.Estimator):
     booster with the risk-sensitive objective ``objective``, ``transform`` scores the
     ``features`` column. Every objective trades the per-query effectiveness M_m of the learned
     model (NDCG@``cutoff``) against that of one or several baseline rankings of the same
-    candidates. With U-CRO, a swap that changes the model's NDCG by ΔM counts as
+    candidates. With U-CRO (Wang et al., SIGIR 2012, §4.3.2), a swap that changes the model's
+    NDCG by ΔM counts by the change ΔT of the query's URisk summand,
 
-        ΔM' = ΔM · (1 + α)   when the swap moves the query below its baseline, else ΔM,
+        T = max(0, M_m − M_b) − (1 + α) · max(0, M_b − M_m),
 
-    and with GeoRisk (Dinçer, Macdonald & Ounis, SIGIR 2016, Eq. 7 and §6) as
+    i.e. ΔM·(1 + α) while the query stays below its baseline M_b, ΔM while it stays above, and
+    the split of the two for a swap crossing it (all cases of their Theorem 1); with GeoRisk (Dinçer, Macdonald & Ounis, SIGIR 2016, Eq. 7 and §6) as
     ΔM' = GeoRisk(M_m + ΔM) − GeoRisk(M_m), GeoRisk = sqrt(S_i/c · Φ(ZRisk_i/c)).
 
     A baseline is given by one of:
