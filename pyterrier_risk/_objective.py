@@ -68,6 +68,7 @@ class RiskObjective:
             positive max DCG@cutoff); risk statistics (``s_x``, the GeoRisk matrix) use only these.
         alpha_prime_: per-query α′ (T-SARO, T-FARO, T*-FARO).
         s_x_: the standard deviation of the URisk summands used by T-SARO/T-FARO.
+        ndcg_history_: rounds × queries model NDCG@cutoff (``record_ndcg=True`` only).
         history_: one dict per round: ``round``, ``mean_ndcg`` (active queries), ``below`` (number
             of active queries where the model is below the baseline; not for ``'georisk'``),
             ``georisk`` (the model's GeoRisk, ``'georisk'`` with α > 0 only).
@@ -84,6 +85,7 @@ class RiskObjective:
         se_round: int | None = 1,
         georisk_update: str = "incremental",
         num_threads: int | None = None,
+        record_ndcg: bool = False,
         **lambdarank_params: Any,
     ) -> None:
         if not isinstance(kind, str) or kind not in KINDS:
@@ -127,6 +129,7 @@ class RiskObjective:
         self.se_round = None if se_round is None else int(se_round)
         self.georisk_update = georisk_update
         self.num_threads = None if num_threads is None else int(num_threads)
+        self.record_ndcg = bool(record_ndcg)
         self.sigmoid = sigmoid
         self.truncation_level = int(trunc)
         self.norm = bool(params["lambdarank_norm"])
@@ -179,6 +182,12 @@ class RiskObjective:
         self.alpha_prime_: np.ndarray | None = None
         self.s_x_: float | None = None
         self.history_: list[dict[str, float]] = []
+        self._ndcg_rounds: list[np.ndarray] = []
+
+    @property
+    def ndcg_history_(self) -> np.ndarray | None:
+        """Rounds × queries NDCG@cutoff of the model (``record_ndcg=True`` only)."""
+        return np.vstack(self._ndcg_rounds) if self._ndcg_rounds else None
 
     @property
     def baseline_ndcg_(self) -> np.ndarray | None:
@@ -369,6 +378,8 @@ class RiskObjective:
             grad = grad * w
             hess = hess * w
         self.model_ndcg_ = mm
+        if self.record_ndcg:
+            self._ndcg_rounds.append(mm)
         self.history_.append(record)
         self.round_ += 1
         return grad, hess
@@ -447,6 +458,7 @@ def objective(
     se_round: int | None = 1,
     georisk_update: str = "incremental",
     num_threads: int | None = None,
+    record_ndcg: bool = False,
     **lambdarank_params: Any,
 ) -> RiskObjective:
     r"""A (risk-sensitive) LambdaMART objective for LightGBM.
@@ -490,6 +502,8 @@ def objective(
             pair's direction always follows its labels (``|ΔM′|`` is used).
         num_threads: threads of the numba kernels; default: 1 below 50,000 rows, else all of
             numba's threads (queries are processed in parallel).
+        record_ndcg: keep the model's per-query NDCG@cutoff of every round in ``ndcg_history_``
+            (rounds × queries; off by default to keep memory flat on large query sets).
         **lambdarank_params: LightGBM's ``sigmoid`` (1.0), ``lambdarank_truncation_level`` (30),
             ``lambdarank_norm`` (True) and ``label_gain`` (``2^i - 1``).
 
@@ -510,5 +524,6 @@ def objective(
     """
     return RiskObjective(
         kind, alpha=alpha, baseline=baseline, baselines=baselines, cutoff=cutoff, se_round=se_round,
-        georisk_update=georisk_update, num_threads=num_threads, **lambdarank_params,
+        georisk_update=georisk_update, num_threads=num_threads, record_ndcg=record_ndcg,
+        **lambdarank_params,
     )  # fmt: skip

@@ -488,5 +488,18 @@ def test_diagnostics_history():
     act = obj.active_
     assert obj.history_[-1]["below"] == np.count_nonzero(obj.model_ndcg_[act] < obj.baseline_ndcg_[act])
     assert obj.history_[-1]["mean_ndcg"] == pytest.approx(obj.model_ndcg_[act].mean())
+    assert obj.ndcg_history_ is None  # not recorded by default
     call(obj, np.zeros_like(scores), labels, group)  # all-zero scores: a new training run
     assert obj.round_ == 1 and len(obj.history_) == 1
+
+
+def test_record_ndcg_keeps_every_round():
+    labels, scores, baseline, group = random_set(9)
+    obj = objective("tfaro", alpha=1.0, baseline=baseline, record_ndcg=True)
+    for r in range(3):
+        call(obj, scores * (r + 1), labels, group)
+    hist = obj.ndcg_history_
+    assert hist.shape == (3, len(group))
+    np.testing.assert_array_equal(hist[-1], obj.model_ndcg_)
+    s = np.concatenate([[0], np.cumsum(group)])
+    assert hist[0][0] == pytest.approx(ref_ndcg(scores[s[0] : s[1]], labels[s[0] : s[1]], 10))
