@@ -85,7 +85,8 @@ class RiskLambdaMART(pt.Estimator):
         T = max(0, M_m − M_b) − (1 + α) · max(0, M_b − M_m),
 
     i.e. ΔM·(1 + α) while the query stays below its baseline M_b, ΔM while it stays above, and
-    the split of the two for a swap crossing it (all cases of their Theorem 1); with GeoRisk (Dinçer, Macdonald & Ounis, SIGIR 2016, Eq. 7 and §6) as
+    the split of the two for a swap crossing it (all cases of their Theorem 1). With GeoRisk
+    (Dinçer, Macdonald & Ounis, SIGIR 2016, Eq. 7 and §6) it counts as
     ΔM' = GeoRisk(M_m + ΔM) − GeoRisk(M_m), GeoRisk = sqrt(S_i/c · Φ(ZRisk_i/c)).
 
     A baseline is given by one of:
