@@ -54,7 +54,7 @@ def discounts(n: int) -> np.ndarray:
     return out
 
 
-@nb.njit(cache=True, parallel=True)
+@nb.njit(cache=True)
 def inverse_max_dcg(
     labels: np.ndarray, qstart: np.ndarray, label_gain: np.ndarray, disc: np.ndarray, k: int
 ) -> np.ndarray:
@@ -62,7 +62,7 @@ def inverse_max_dcg(
     nq = qstart.shape[0] - 1
     n_levels = label_gain.shape[0]
     out = np.zeros(nq, dtype=np.float64)
-    for q in nb.prange(nq):
+    for q in range(nq):  # once per training set: serial (faster to compile)
         start = qstart[q]
         cnt = qstart[q + 1] - start
         counts = np.zeros(n_levels, dtype=np.int64)
