@@ -168,22 +168,10 @@ def as_score_pair(
     return a, b, index
 
 
-def as_matrix(
-    matrix: Any, name: str = "matrix", min_systems: int = 1, min_topics: int = 1
+def _matrix_shape_checked(
+    matrix: Any, name: str, min_systems: int, min_topics: int
 ) -> tuple[np.ndarray, pd.Index | None, pd.Index | None]:
-    """Check a systems × topics score matrix.
-
-    Args:
-        matrix: a 2-D array-like (rows = systems, columns = topics) or a ``DataFrame`` with the
-            systems as index and the topics as columns.
-        name: the argument name used in error messages.
-        min_systems: the smallest acceptable number of rows.
-        min_topics: the smallest acceptable number of columns.
-
-    Returns:
-        ``(values, systems, topics)``: a C-contiguous float64 array (no copy when the input
-        already is one) and the row and column labels (``None`` for plain arrays).
-    """
+    """A C-contiguous float64 2-D array of ``matrix`` with its labels, its shape checked (not its values)."""
     systems = topics = None
     if isinstance(matrix, pd.DataFrame):
         systems, topics = matrix.index, matrix.columns
@@ -201,6 +189,26 @@ def as_matrix(
         raise ValueError(f"{name} needs at least {min_systems} systems (rows), got {r}")
     if c < min_topics:
         raise ValueError(f"{name} needs at least {min_topics} topics (columns), got {c}")
+    return values, systems, topics
+
+
+def as_matrix(
+    matrix: Any, name: str = "matrix", min_systems: int = 1, min_topics: int = 1
+) -> tuple[np.ndarray, pd.Index | None, pd.Index | None]:
+    """Check a systems × topics score matrix.
+
+    Args:
+        matrix: a 2-D array-like (rows = systems, columns = topics) or a ``DataFrame`` with the
+            systems as index and the topics as columns.
+        name: the argument name used in error messages.
+        min_systems: the smallest acceptable number of rows.
+        min_topics: the smallest acceptable number of columns.
+
+    Returns:
+        ``(values, systems, topics)``: a C-contiguous float64 array (no copy when the input
+        already is one) and the row and column labels (``None`` for plain arrays).
+    """
+    values, systems, topics = _matrix_shape_checked(matrix, name, min_systems, min_topics)
     _check_values(values, name, label_of=_cell_labeller(systems, topics))
     return values, systems, topics
 
@@ -227,23 +235,7 @@ def as_matrix_with_row_sums(
     Returns:
         ``(values, row_sums, systems, topics)``.
     """
-    systems = topics = None
-    if isinstance(matrix, pd.DataFrame):
-        systems, topics = matrix.index, matrix.columns
-        try:
-            values = matrix.to_numpy(dtype=np.float64)
-        except (TypeError, ValueError) as e:
-            raise TypeError(f"{name} must hold numeric scores: {e}") from None
-    else:
-        values = _to_float_array(matrix, name)
-    if values.ndim != 2:
-        raise ValueError(f"{name} must be 2-D (systems × topics), got shape {values.shape}")
-    values = np.ascontiguousarray(values)
-    r, c = values.shape
-    if r < min_systems:
-        raise ValueError(f"{name} needs at least {min_systems} systems (rows), got {r}")
-    if c < min_topics:
-        raise ValueError(f"{name} needs at least {min_topics} topics (columns), got {c}")
+    values, systems, topics = _matrix_shape_checked(matrix, name, min_systems, min_topics)
     with np.errstate(over="ignore"):  # an overflow is reported below, as a ValueError
         row_sums = values.sum(axis=1)
     if not (np.isfinite(row_sums).all() and values.min() >= 0):
