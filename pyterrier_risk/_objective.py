@@ -245,9 +245,10 @@ class RiskObjective:
         if self._baseline_scores is not None:
             b = self._baseline_scores
             if b.shape[0] != n:
+                hint = " (baselines is systems × rows: pass its transpose)" if b.shape[1] == n else ""
                 raise ValueError(
                     f"baseline scores cover {b.shape[0]} rows but the training data has {n} rows: "
-                    "pass one score per training row, in training-row order"
+                    f"pass one score per training row, in training-row order{hint}"
                 )
             mats = np.stack(
                 [K.sort_and_ndcg(np.ascontiguousarray(b[:, s]), y, qstart, self.label_gain, disc, inv_cut,

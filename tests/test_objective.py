@@ -467,6 +467,10 @@ def test_label_gain_bounds_labels():
 def test_baseline_must_cover_every_row_and_groups_must_match():
     with pytest.raises(ValueError, match="cover 2 rows but the training data has 3 rows"):
         call(objective("urisk", baseline=[1.0, 2.0]), [0.0, 1.0, 2.0], [0, 1, 0], [3])
+    with pytest.raises(ValueError, match="transpose"):
+        call(
+            objective("georisk", alpha=1.0, baselines=[[1.0, 2.0, 3.0]] * 2), [0.0, 1.0, 2.0], [0, 1, 0], [3]
+        )
     with pytest.raises(ValueError, match="group sizes sum to 2 but there are 3 rows"):
         call(objective("lambdarank"), [0.0, 1.0, 2.0], [0, 1, 0], [2])
     with pytest.raises(ValueError, match="query groups"):
@@ -503,3 +507,31 @@ def test_record_ndcg_keeps_every_round():
     np.testing.assert_array_equal(hist[-1], obj.model_ndcg_)
     s = np.concatenate([[0], np.cumsum(group)])
     assert hist[0][0] == pytest.approx(ref_ndcg(scores[s[0] : s[1]], labels[s[0] : s[1]], 10))
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    st.integers(0, 10_000),
+    st.sampled_from(["urisk", "tsaro", "tfaro", "tfaro_star", "georisk"]),
+    st.floats(0.1, 20),
+)
+def test_invariants_of_risk_gradients(seed, kind, alpha):
+    rng = np.random.default_rng(seed)
+    group = rng.integers(1, 12, 8)
+    n = int(group.sum())
+    labels = rng.integers(0, 3, n)
+    scores = rng.normal(size=n).round(1)
+    kw = (
+        {"baseline": rng.normal(size=n)}
+        if kind in ("urisk", "tsaro", "tfaro")
+        else {"baselines": rng.random((n, 3))}
+    )
+    g0, h0 = call(objective("lambdarank", lambdarank_norm=False), scores, labels, group)
+    g, h = call(objective(kind, alpha=alpha, lambdarank_norm=False, **kw), scores, labels, group)
+    starts = np.concatenate([[0], np.cumsum(group)[:-1]])
+    # every pair adds +λ to one document and −λ to the other: per-query sums vanish
+    np.testing.assert_allclose(np.add.reduceat(g, starts), 0, atol=1e-4 * (1 + np.abs(g).max()))
+    assert np.all(h >= 0)
+    assert np.all((h == 0) == (h0 == 0))  # same pairs contribute
+    if kind != "georisk":  # |ΔT| >= |ΔM| for U-CRO (all cases) and (1 + α') >= 1: hessians can only grow
+        assert np.all(h >= h0 * (1 - 1e-5))

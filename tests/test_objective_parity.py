@@ -54,6 +54,7 @@ def train(X, y, group, obj, rounds, **params):
 
 
 @pytest.mark.realdata
+@pytest.mark.slow
 def test_every_kind_at_alpha_zero_trains_native_lambdarank(mq2008):
     d = mq2008
     native = train(d.X, d.y, d.group, "lambdarank", 25).predict(d.X)
@@ -120,6 +121,7 @@ def test_model_ndcg_tracks_the_model_being_trained(mq2008):
 
 
 @pytest.mark.realdata
+@pytest.mark.slow
 def test_urisk_reduces_queries_below_bm25_and_tfaro_keeps_ndcg(mq2008):
     d = mq2008
     bm25 = ndcg_per_query(d.X[:, BM25], d.y, d.group)
