@@ -21,6 +21,7 @@ same model as ``objective='lambdarank'``. See ``docs/objectives.md`` for formula
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Sequence
 from typing import Any
@@ -41,6 +42,25 @@ _LAMBDARANK_DEFAULTS: dict[str, Any] = {
 _UNSET: Any = object()
 # below this many rows the per-round work is a few ms and thread start-up costs more than it saves
 _PARALLEL_MIN_ROWS = 50_000
+
+
+@functools.lru_cache(maxsize=8)
+def _sigmoid_table(sigmoid: float) -> tuple[np.ndarray, float, float, float]:
+    """LightGBM's logistic lookup table, built once per process and sigmoid (2^20 exp calls)."""
+    from . import _lambdarank_kernels as K
+
+    table, lo, hi, factor = K.sigmoid_table(sigmoid)
+    table.setflags(write=False)
+    return table, lo, hi, factor
+
+
+@functools.lru_cache(maxsize=1)
+def _phi_table() -> np.ndarray:
+    from . import _lambdarank_kernels as K
+
+    table = K.normal_cdf_table()
+    table.setflags(write=False)
+    return table
 
 
 def _normal_cdf(x: np.ndarray) -> np.ndarray:
@@ -236,8 +256,8 @@ class RiskObjective:
         qmax = np.maximum.reduceat(y, qstart[:-1])
         qmin = np.minimum.reduceat(y, qstart[:-1])
         active = (qmax != qmin) & (inv_cut > 0)
-        table, sig_min, sig_max, sig_factor = K.sigmoid_table(self.sigmoid)
-        phi = K.normal_cdf_table() if self.kind == "georisk" else np.zeros(2)
+        table, sig_min, sig_max, sig_factor = _sigmoid_table(self.sigmoid)
+        phi = _phi_table() if self.kind == "georisk" else np.zeros(2)
         bound: dict[str, Any] = dict(
             n=n, group=group, labels=lab, y=y, qstart=qstart, disc=disc, inv_trunc=inv_trunc,
             inv_cut=inv_cut, active=active, table=table, sig=(sig_min, sig_max, sig_factor), mb=None, phi=phi,
@@ -291,12 +311,15 @@ class RiskObjective:
 
         n = len(labels)
         threads = self.num_threads or (1 if n < _PARALLEL_MIN_ROWS else numba.config.NUMBA_NUM_THREADS)
+        threads = min(threads, numba.config.NUMBA_NUM_THREADS)
         previous = numba.get_num_threads()
-        numba.set_num_threads(min(threads, numba.config.NUMBA_NUM_THREADS))
+        if threads != previous:
+            numba.set_num_threads(threads)
         try:
             return self._gradients(np.asarray(preds, dtype=np.float64), np.asarray(labels), group, weight)
         finally:
-            numba.set_num_threads(previous)
+            if threads != previous:
+                numba.set_num_threads(previous)
 
     def __deepcopy__(self, memo: dict) -> RiskObjective:
         # lightgbm.train deep-copies its params: keep one object so that its diagnostics are the caller's
