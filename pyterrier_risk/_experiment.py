@@ -17,6 +17,7 @@ Without risk measures it simply calls ``pt.Experiment``.
 
 from __future__ import annotations
 
+import builtins
 import os
 import warnings
 from collections.abc import Sequence
@@ -183,6 +184,7 @@ def Experiment(  # noqa: N802 - mirrors pt.Experiment
         raise ValueError("no systems given")
     if mrt:
         warnings.warn("'mrt' is not reported when risk measures are evaluated", stacklevel=2)
+    _check_round(round)
     sys_index = _resolve_system_index(baseline, names, "baseline") if baseline is not None else None
 
     if isinstance(topics, str) and os.path.isfile(topics):
@@ -405,11 +407,24 @@ def _in_topic_order(values: Any, topic_list: list[str]) -> np.ndarray:
     return np.asarray(values, dtype=float)
 
 
+def _check_round(round_: Any) -> None:
+    """``round`` as ``pt.Experiment`` accepts it: an int >= 0, or a dict of ints >= 0 (or None)."""
+    if round_ is None:
+        return
+    values = round_.values() if isinstance(round_, dict) else [round_] if isinstance(round_, int) else None
+    if values is None:
+        raise ValueError(f"Argument round should be an integer or a dictionary, got {round_!r}")
+    for v in values:
+        if isinstance(v, bool) or not isinstance(v, int) or v < 0:
+            raise ValueError(f"round: number of decimal places must be an integer >= 0, got {v!r}")
+
+
 def _round(value: float, column: str, round_: int | dict[str, int] | None) -> float:
+    # builtins.round, as pt.Experiment's renderer (np.round differs on some halfway cases)
     if isinstance(round_, int):
-        return float(np.round(value, round_))
+        return builtins.round(value, round_)
     if isinstance(round_, dict) and column in round_:
-        return float(np.round(value, round_[column]))
+        return builtins.round(value, round_[column])
     return value
 
 
@@ -509,11 +524,13 @@ def _per_query(
             frame = wide.melt(id_vars="name", var_name="qid", value_name="value").assign(measure=label)
             frames.append(frame[["name", "qid", "measure", "value"]])
     out = pd.concat(frames, ignore_index=True)
-    if isinstance(round_, int):
-        out["value"] = out["value"].round(round_)
     out = out.sort_values(["name", "qid"], kind="stable").reset_index(drop=True)
     if dataframe:
+        if isinstance(round_, int):  # exactly as pt.Experiment: builtins.round per value, then pandas
+            out["value"] = [builtins.round(v, round_) for v in out["value"]]
+            out["value"] = out["value"].round(round_)
         return out
+    # like pt.Experiment, the nested per-query dict is not rounded
     nested: dict[int, dict[str, dict[str, float]]] = {}
     index = {n: i for i, n in enumerate(names)}
     for name, qid, measure, value in out.itertuples(index=False):

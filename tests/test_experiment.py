@@ -226,7 +226,8 @@ def test_topic_policy_extra_topics_ignored():
 def test_qrels_topics_define_topic_set():
     # a topic with qrels but absent from the topics frame is dropped (filter_by_topics, as pt.Experiment)
     topics = TOPICS.iloc[:-1]
-    res = pr.Experiment(RUNS, topics, QRELS, [AP, pr.URisk(AP, baseline=0)]).set_index("name")
+    with pytest.warns(TopicPolicyWarning, match="results for 1 topic"):  # the dropped topic, per system
+        res = pr.Experiment(RUNS, topics, QRELS, [AP, pr.URisk(AP, baseline=0)]).set_index("name")
     ap = matrix(AP)[:, :-1]
     assert res.loc["dph", "URisk(AP,baseline=0)"] == pytest.approx(np.mean(ap[1] - ap[0]))
     assert res.loc["dph", "AP"] == pytest.approx(ap[1].mean())
@@ -252,7 +253,8 @@ def test_bad_input(measures, kwargs, error, match):
 def test_too_few_systems_and_topics():
     with pytest.raises(ValueError, match="at least two systems"):
         pr.Experiment({"one": RUNS["bm25"]}, TOPICS, QRELS, [pr.ZRisk(AP)])
-    with pytest.raises(ValueError, match="at least two topics"):
+    too_few = pytest.raises(ValueError, match="at least two topics")
+    with too_few, pytest.warns(TopicPolicyWarning, match="7 topic"):
         pr.Experiment(RUNS, TOPICS.iloc[:1], QRELS, [pr.TRisk(AP, baseline=0)])
     with pytest.raises(ValueError, match="unique system names"):
         pr.Experiment([RUNS["bm25"], RUNS["dph"]], TOPICS, QRELS, [pr.ZRisk(AP)], names=["a", "a"])
@@ -343,3 +345,28 @@ def test_topic_policy_for_transformers_uses_numret():
         res = pr.Experiment(systems, TOPICS, QRELS, [pr.URisk(AP, baseline="full")]).set_index("name")
     expected = per_topic(AP, random_run(9, drop=(QIDS[0], QIDS[3], QIDS[5]))) - per_topic(AP, RUNS["bm25"])
     assert res.loc["holes", "URisk(AP,baseline='full')"] == pytest.approx(expected.mean())
+
+
+def test_rounding_matches_pt_experiment_exactly():
+    # pt.Experiment rounds with builtins.round (then pandas); np.round differs on some halfway cases
+    runs = {n: random_run(s) for n, s in zip("abcdef", range(20, 26), strict=True)}
+    measures = [AP, nDCG @ 5, P @ 3, nDCG @ 3]
+    m = pr.URisk(AP, baseline=0)
+    theirs = pt.Experiment(runs, TOPICS, QRELS, measures, perquery=True, round=2)
+    ours = pr.Experiment(runs, TOPICS, QRELS, [*measures, m], perquery=True, round=2)
+    ours = ours[ours["measure"] != repr(m)]
+    key = ["name", "qid", "measure"]
+    pd.testing.assert_frame_equal(
+        ours.sort_values(key).reset_index(drop=True), theirs.sort_values(key).reset_index(drop=True),
+        check_exact=True,
+    )
+    # the nested per-query dict is not rounded, as in pt.Experiment
+    nested = pr.Experiment(runs, TOPICS, QRELS, [AP, m], perquery=True, dataframe=False, round=1)
+    plain = pt.Experiment(runs, TOPICS, QRELS, [AP], perquery=True, dataframe=False, round=1)
+    assert all(nested[i][q]["AP"] == plain[i][q]["AP"] for i in plain for q in plain[i])
+
+
+@pytest.mark.parametrize("bad", [-1, 2.0, "2", {"AP": -1}, {"AP": 1.5}])
+def test_bad_round_is_rejected_like_pt_experiment(bad):
+    with pytest.raises(ValueError, match="round"):
+        pr.Experiment(RUNS, TOPICS, QRELS, [AP, pr.URisk(AP, baseline=0)], round=bad)
