@@ -21,6 +21,7 @@ import os
 import re
 import sys
 import time
+import warnings
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -169,7 +170,9 @@ def build_index(ds: Any, path: Path, log_path: Path, threads: int = 2) -> Any:
     if index.built():
         return index
     index = PisaIndex(str(path), threads=threads, overwrite=True)
-    with _quiet_native_output(log_path):
+    with _quiet_native_output(log_path), warnings.catch_warnings():
+        # PISA indexes every str field when text_field is not given, which is what the demo wants
+        warnings.filterwarnings("ignore", message="text_field not specified", category=UserWarning)
         index.index(ds.get_corpus_iter(verbose=False))
     return index
 
