@@ -55,6 +55,15 @@ def _frame_digest(frame: pd.DataFrame) -> str:
     return hashlib.sha1(hashed.tobytes()).hexdigest()[:8]
 
 
+def _integral_cutoff(base: Measure) -> Measure:
+    """``nDCG@20.0`` -> ``nDCG@20``: one risk measure, one repr, whichever way the cutoff was written."""
+    at = getattr(base, "AT_PARAM", None)
+    cutoff = base.params.get(at) if at else None
+    if isinstance(cutoff, float) and cutoff.is_integer():
+        return base(**{**base.params, at: int(cutoff)})
+    return base
+
+
 class RiskMeasure(Measure):
     """Common machinery of the risk-sensitive measures (parameter checks, canonical ``repr``).
 
@@ -104,7 +113,7 @@ class RiskMeasure(Measure):
                 )
             if isinstance(base, RiskMeasure):
                 raise TypeError(f"{self.NAME}: the base measure cannot itself be a risk measure ({base!r})")
-            out["base"] = base
+            out["base"] = _integral_cutoff(base)
         if "alpha" in out:
             alpha = out["alpha"]
             if isinstance(alpha, bool) or not isinstance(alpha, numbers.Real):
@@ -431,7 +440,10 @@ def _node_to_value(node: ast.expr) -> Any:
 def _node_to_measure(node: ast.expr) -> Measure:
     at_param = None
     if isinstance(node, ast.BinOp) and isinstance(node.op, ast.MatMult):
-        at_param = ast.literal_eval(node.right)
+        # a plain literal, as the stock parser: "P@-1" and "nDCG@+5" stay errors
+        if not isinstance(node.right, ast.Constant):
+            raise ValueError(f"cannot parse measure: the value after @ must be a plain number; {_PARSE_HELP}")
+        at_param = node.right.value
         node = node.left
     args: dict[str, Any] = {}
     positional: list[ast.expr] = []

@@ -107,6 +107,59 @@ def test_parser_extension_is_additive(text):
     assert ir_measures.parse_measure(text) == stock(text)
 
 
+STOCK_NAMES = """AP AP@10 AP(rel=2) AP(rel=2)@10 nDCG nDCG@20 nDCG@5.0 nDCG(dcg='exp-log2')@10
+nDCG(judged_only=True)@10 nDCG(gains={0:0,1:1,2:3})@20 P@5 P(rel=2)@10 R@100 RR RR(rel=2) RR@10
+ERR@20 ERR Judged@10 NumRet NumRet(rel=1) NumRel NumQ NumRelRet IPrec@0.5 Rprec SetP SetR SetF
+SetAP Success@10 Bpref infAP alpha_nDCG@20 alpha_nDCG(alpha=0.5)@20 NERR8@10 STREC@10
+Compat(p=0.8) INSQ INST(T=2) P_5 map ndcg_cut_20 ndcg_cut.20 AP(judged_only=True) Accuracy@5
+SDCG@10 P( AP() AP@ Foo@5 AP@5@6 P@-1 nDCG@+5 nDCG@-5 P@1e3 R@'x' nDCG(gains={'a':1})@5
+AP(rel=True) 5 [] AP+P nDCG@(5) nDCG(AP) URisk(AP)@5 nDCG(x=1)""".split()
+# the only names the extension adds: the risk measures and negative numbers inside literals
+ADDED = {"URisk", "URisk(AP)", "AP(rel=-1)", "nDCG(gains={-2:0,0:0,1:1,2:3,3:7,4:15})@20"}
+
+_PARSE_ALL = r"""
+import json, sys, ir_measures
+if sys.argv[1] == "with":
+    import pyterrier_risk
+out = {}
+for name in json.loads(sys.argv[2]):
+    for fn in ("parse_measure", "parse_trec_measure"):
+        try:
+            value = getattr(ir_measures, fn)(name)
+            has = hasattr(value, "params")
+            params = sorted(value.params.items(), key=str) if has else [repr(v) for v in value]
+            out[fn + ":" + name] = f"OK {value!r} {params!r}"
+        except Exception as e:
+            out[fn + ":" + name] = f"{type(e).__name__} {e}"
+print(json.dumps(out))
+"""
+
+
+def test_stock_measure_names_parse_exactly_as_before_import():
+    """In fresh interpreters, without and with pyterrier_risk: same measures, same errors, except ADDED."""
+    import json
+    import subprocess
+    import sys
+
+    names = [*STOCK_NAMES, *ADDED]
+    runs = {
+        mode: json.loads(
+            subprocess.run(
+                [sys.executable, "-c", _PARSE_ALL, mode, json.dumps(names)],
+                capture_output=True, text=True, check=True,
+            ).stdout
+        )
+        for mode in ("without", "with")
+    }  # fmt: skip
+    changed = {key for key in runs["without"] if runs["without"][key] != runs["with"][key]}
+    # a risk measure's name may fail with our (clearer) message instead of the stock one
+    reworded = {k for k in changed if ":URisk" in k and not runs["with"][k].startswith("OK")}
+    assert {k.split(":", 1)[1] for k in changed - reworded} == ADDED
+    assert all(not runs["without"][k].startswith("OK") for k in reworded)
+    for name in ADDED:
+        assert runs["with"][f"parse_measure:{name}"].startswith("OK ")
+
+
 @pytest.mark.parametrize(
     ("text", "error", "match"),
     [
@@ -262,3 +315,10 @@ def test_repr_parse_round_trip_property(kind, alpha, baseline, base):
     m = kind(base, alpha=alpha, baseline=baseline)
     parsed = ir_measures.parse_measure(repr(m))
     assert parsed == m and parsed.alpha == m.alpha and parsed.baseline == m.baseline
+
+
+def test_integral_float_cutoff_of_the_base_is_canonical():
+    assert pr.URisk(nDCG @ 20.0, alpha=5.0) == pr.URisk(nDCG @ 20, alpha=5)
+    assert repr(pr.GeoRisk(nDCG @ 20.0)) == "GeoRisk(nDCG@20)"
+    assert ir_measures.parse_measure("TRisk(nDCG@20.0,alpha=1.0)") == pr.TRisk(nDCG @ 20, alpha=1)
+    assert repr(pr.URisk(P @ 2.5)) == "URisk(P@2.5)"  # a fractional cutoff is left alone
