@@ -2,7 +2,7 @@
 
 A single system as the baseline biases a comparative risk evaluation towards its own variants.
 The ECIR 2014 paper instead derives a virtual baseline from all ``r`` systems under evaluation,
-topic by topic: MEAN (the within-topic mean, eq. 1 there, ``Mean_q`` in the 2016 paper's eq. 3),
+topic by topic: MEAN (the within-topic mean ``UBS_q``, eq. 2 there, ``Mean_q`` in the 2016 paper's eq. 3),
 MEDIAN and MAX (the state of the art per topic: risk against MAX is a "loss in SOTA"). URisk or
 TRisk computed against such a baseline is written T*Risk in the 2016 paper.
 """
