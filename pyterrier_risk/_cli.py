@@ -19,6 +19,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from ._io import ensure_writable_dir, read_run, run_name
+
 EXIT_USAGE = 2
 _PROG = "pyterrier-risk"
 
@@ -83,18 +85,6 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _run_name(path: str) -> str:
-    """The run's file name without compression and extension (``bm25.run.gz`` -> ``bm25``).
-
-    A last dotted part without letters is a number, not an extension: ``BM25b0.75`` stays whole.
-    """
-    name = Path(path).name
-    for compression in (".gz", ".bz2", ".xz"):
-        name = name.removesuffix(compression)
-    stem, dot, ext = name.rpartition(".")
-    return stem if dot and stem and any(ch.isalpha() for ch in ext) else name
-
-
 def _load_qrels(spec: str) -> Any:
     from ._io import read_qrels
 
@@ -110,13 +100,11 @@ def _load_qrels(spec: str) -> Any:
 
 
 def _load_runs(paths: Sequence[str], qrels: Any, drop_extra: bool) -> dict[str, Any]:
-    from ._io import read_run
-
     topics = set(qrels["qid"])
     runs: dict[str, Any] = {}
     origin: dict[str, str] = {}
     for path in paths:
-        name = _run_name(path)
+        name = run_name(path)
         if name in runs:
             if os.path.abspath(origin[name]) == os.path.abspath(path):
                 continue
@@ -189,7 +177,7 @@ def _evaluate(args: argparse.Namespace) -> int:
     paths = list(args.runs)
     baseline_name = None
     if args.baseline is not None:
-        names = {_run_name(p) for p in paths}
+        names = {run_name(p) for p in paths}
         if args.baseline in names:
             baseline_name = args.baseline
         else:
@@ -197,7 +185,7 @@ def _evaluate(args: argparse.Namespace) -> int:
                 raise CLIError(f"baseline run not found: {args.baseline} (give a run file or the name of "
                                f"one of the RUNs: {', '.join(sorted(names))})")
             paths.insert(0, args.baseline)
-            baseline_name = _run_name(args.baseline)
+            baseline_name = run_name(args.baseline)
     runs = _load_runs(paths, qrels, args.drop_extra_topics)
     measures = [*bases, *_risk_measures(bases, alphas, baseline_name, args.baselines, len(runs),
                                         not args.no_zrisk)]
@@ -232,10 +220,7 @@ def _write(table: Any, args: argparse.Namespace) -> str:
 
 def _check_writable(folder: Path, what: str) -> None:
     try:
-        folder.mkdir(parents=True, exist_ok=True)
-        probe = folder / f".{_PROG}-write-test-{os.getpid()}"
-        probe.write_text("")
-        probe.unlink()
+        ensure_writable_dir(folder)
     except OSError as e:
         raise CLIError(f"cannot write the {what}: {folder}: {e.strerror or e}") from e
 
@@ -247,13 +232,13 @@ def _eval_plots(runs: dict[str, Any], qrels: Any, measure: Any, baseline: str | 
 
     import pandas as pd
 
-    from ._demo import per_topic_matrix
     from ._plots import plot_georisk_alpha, plot_helped_hurt, plot_risk_gain, plot_topic_tj
+    from ._topics import topic_matrix
     from ._trisk import trisk
     from ._urisk import risk_reward
 
     qids = sorted(set(qrels["qid"]), key=lambda q: (len(q), q))
-    matrix = per_topic_matrix(runs, qrels, measure, qids)
+    matrix = topic_matrix(runs, qrels, measure, qids)
     written: list[Path] = []
 
     def safe(name: str) -> str:

@@ -286,20 +286,6 @@ def cross_validated_rerank(cand: pd.DataFrame, qrels: pd.DataFrame, alphas: Sequ
     return {a: pd.concat(v, ignore_index=True) for a, v in out.items()}
 
 
-def per_topic_matrix(results: dict[str, pd.DataFrame], qrels: pd.DataFrame, measure: Any,
-                     qids: Sequence[str]) -> pd.DataFrame:
-    """Systems × topics matrix of ``measure`` (topics missing from a run score 0, as ``trec_eval -c``)."""
-    import ir_measures
-
-    qrels_m = qrels.rename(columns={"qid": "query_id", "docno": "doc_id", "label": "relevance"})
-    rows = {}
-    for name, res in results.items():
-        run = res[["qid", "docno", "score"]].rename(columns={"qid": "query_id", "docno": "doc_id"})
-        values = {m.query_id: m.value for m in ir_measures.iter_calc([measure], qrels_m, run)}
-        rows[name] = [float(values.get(q, 0.0)) for q in qids]
-    return pd.DataFrame.from_dict(rows, orient="index", columns=list(qids))
-
-
 def write_trec_run(res: pd.DataFrame, path: Path, tag: str) -> None:
     """Write a result frame as a TREC run file (``qid Q0 docno rank score tag``)."""
     res = res.sort_values(["qid", "score"], ascending=[True, False], kind="stable")
@@ -311,11 +297,10 @@ def write_trec_run(res: pd.DataFrame, path: Path, tag: str) -> None:
 
 
 def _ensure_writable(out: Path) -> None:
+    from ._io import ensure_writable_dir
+
     try:
-        out.mkdir(parents=True, exist_ok=True)
-        probe = out / ".pyterrier-risk-write-test"
-        probe.write_text("ok")
-        probe.unlink()
+        ensure_writable_dir(out)
     except OSError as e:
         raise DemoError(f"cannot write to the output folder {out}: {e.strerror or e}") from e
 

@@ -20,7 +20,33 @@ if TYPE_CHECKING:
 
 __all__ = ["read_run", "read_qrels"]
 
-_RUN_EXTENSIONS = (".run", ".res", ".txt", ".trec", ".tsv")
+_COMPRESSION = (".gz", ".bz2", ".xz")
+
+
+def run_name(path: str | os.PathLike[str]) -> str:
+    """A run's name from its file name, without compression and extension (``bm25.run.gz`` -> ``bm25``).
+
+    A last dotted part without letters is a number, not an extension: ``BM25b0.75`` stays whole.
+    """
+    name = Path(path).name
+    for compression in _COMPRESSION:
+        name = name.removesuffix(compression)
+    stem, dot, ext = name.rpartition(".")
+    return stem if dot and stem and any(ch.isalpha() for ch in ext) else name
+
+
+def ensure_writable_dir(folder: str | os.PathLike[str]) -> Path:
+    """Create ``folder`` (with parents) and check a file can be written in it.
+
+    Raises:
+        OSError: the folder cannot be created or written; ``strerror`` says why.
+    """
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    probe = folder / f".pyterrier-risk-write-test-{os.getpid()}"
+    probe.write_text("")
+    probe.unlink()
+    return folder
 
 
 def _open_lines(path: str | os.PathLike[str], kind: str) -> list[str]:
@@ -55,8 +81,9 @@ def read_run(
             the qrels are dropped, and a :class:`~pyterrier_risk._topics.TopicPolicyWarning` gives
             the count of dropped topics and of qrels topics without results (those score 0 when
             evaluated).
-        name: value of the ``name`` column (default: the file name without ``.gz`` and a run
-            extension ``.run``, ``.res``, ``.txt``, ``.trec`` or ``.tsv``).
+        name: value of the ``name`` column (default: :func:`run_name`, the file name without its
+            compression suffix and an extension with letters: ``bm25.run.gz`` -> ``bm25``,
+            ``BM25b0.75`` stays whole).
 
     Returns:
         A DataFrame with PyTerrier's result columns ``qid``, ``docno``, ``rank``, ``score``, ``name``
@@ -112,11 +139,7 @@ def read_run(
     if not qids:
         raise ValueError(f"{p}: run file has no results")
     if name is None:
-        name = p.name[:-3] if p.name.endswith(".gz") else p.name
-        for ext in _RUN_EXTENSIONS:
-            if name.endswith(ext) and len(name) > len(ext):
-                name = name[: -len(ext)]
-                break
+        name = run_name(p)
     # plain numpy/object columns (not pandas extension arrays): ir_measures iterates them element by
     # element when it converts a run, which is several times slower on extension arrays
     run = pd.DataFrame(

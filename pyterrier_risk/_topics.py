@@ -11,7 +11,7 @@ Policy (as ``trec_eval -c`` and ``gdeval.pl -c``):
 from __future__ import annotations
 
 import warnings
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -72,6 +72,38 @@ def topic_scores(measure: Measure, qrels: pd.DataFrame, run: pd.DataFrame, who: 
     warn_missing(len(topic_set - run_topics), len(topics), who)
     warn_extra(len(run_topics - topic_set), who)
     return pd.Series(values, dtype=float, name=str(measure))
+
+
+def topic_matrix(
+    runs: dict[str, pd.DataFrame], qrels: pd.DataFrame, measure: Measure, qids: Sequence[str] | None = None
+) -> pd.DataFrame:
+    """Systems × topics matrix of ``measure`` over PyTerrier frames, under the topic policy, without warnings.
+
+    For callers that report the policy themselves (the ``eval`` command prints notes).
+
+    Args:
+        runs: result frames (``qid``, ``docno``, ``score``) by system name.
+        qrels: qrels frame (``qid``, ``docno``, ``label``).
+        measure: the ``ir_measures`` measure.
+        qids: column order (default: the qrels topics in first-seen order); a topic absent from the
+            qrels scores 0.
+
+    Returns:
+        A float DataFrame, one row per run (in ``runs`` order), one column per topic.
+    """
+    import pandas as pd
+
+    qrels_m = qrels.rename(columns={"qid": "query_id", "docno": "doc_id", "label": "relevance"})
+    qrels_m = qrels_m.assign(query_id=qrels_m["query_id"].astype(str))
+    columns = qrels_topics(qrels_m["query_id"]) if qids is None else [str(q) for q in qids]
+    rows = {}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", TopicPolicyWarning)
+        for name, res in runs.items():
+            run = res[["qid", "docno", "score"]].rename(columns={"qid": "query_id", "docno": "doc_id"})
+            run = run.assign(query_id=run["query_id"].astype(str), doc_id=run["doc_id"].astype(str))
+            rows[name] = topic_scores(measure, qrels_m, run, name).reindex(columns, fill_value=0.0)
+    return pd.DataFrame(rows).T.reindex(list(runs))
 
 
 def qrels_topics(qids: Iterable[object]) -> list[str]:

@@ -3,6 +3,7 @@
 import io
 import subprocess
 import sys
+from pathlib import Path
 
 import ir_measures
 import numpy as np
@@ -238,7 +239,10 @@ def test_python_m_entry_point(small):
     ("plain", "plain"),
     (".hidden", ".hidden"),
 ])
-def test_run_names_drop_only_real_extensions(path, name):
-    from pyterrier_risk._cli import _run_name
+def test_run_names_drop_only_real_extensions(path, name, tmp_path):
+    from pyterrier_risk._io import read_run, run_name
 
-    assert _run_name(path) == name
+    assert run_name(path) == name
+    if name != ".hidden":  # read_run names a run the same way
+        (tmp_path / Path(path).name).write_text("1 Q0 d 1 1.0 t\n")
+        assert read_run(tmp_path / Path(path).name)["name"].iloc[0] == name

@@ -370,3 +370,18 @@ def test_rounding_matches_pt_experiment_exactly():
 def test_bad_round_is_rejected_like_pt_experiment(bad):
     with pytest.raises(ValueError, match="round"):
         pr.Experiment(RUNS, TOPICS, QRELS, [AP, pr.URisk(AP, baseline=0)], round=bad)
+
+
+def test_topic_matrix_scores_missing_topics_zero_without_warnings():
+    from pyterrier_risk._topics import topic_matrix
+
+    runs = {"bm25": RUNS["bm25"], "holes": random_run(9, drop=(QIDS[0], QIDS[3]))}
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        got = topic_matrix(runs, QRELS, AP)
+    assert list(got.index) == ["bm25", "holes"] and list(got.columns) == QIDS
+    np.testing.assert_allclose(got.to_numpy(), matrix(AP, runs))
+    assert got.loc["holes", QIDS[0]] == 0.0
+    extra = topic_matrix(runs, QRELS, AP, qids=["999", *QIDS[::-1]])  # a topic outside the qrels: 0
+    assert list(extra.columns) == ["999", *QIDS[::-1]] and (extra["999"] == 0).all()
+    np.testing.assert_allclose(extra[QIDS].to_numpy(), matrix(AP, runs))
