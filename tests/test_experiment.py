@@ -385,3 +385,89 @@ def test_topic_matrix_scores_missing_topics_zero_without_warnings():
     extra = topic_matrix(runs, QRELS, AP, qids=["999", *QIDS[::-1]])  # a topic outside the qrels: 0
     assert list(extra.columns) == ["999", *QIDS[::-1]] and (extra["999"] == 0).all()
     np.testing.assert_allclose(extra[QIDS].to_numpy(), matrix(AP, runs))
+
+
+def _without_risk(ours, risk_columns):
+    """Our output with the risk columns/rows removed (the rest must be pt.Experiment's)."""
+    if isinstance(ours, tuple):
+        return tuple(_without_risk(o, risk_columns) for o in ours)
+    if hasattr(ours, "to_html") and not isinstance(ours, pd.DataFrame):  # a Styler
+        return _without_risk(ours.data, risk_columns)
+    if isinstance(ours, pd.DataFrame):
+        if "measure" in ours.columns:
+            return ours[~ours["measure"].isin(risk_columns)]
+        return ours.drop(columns=[c for c in ours.columns if c in risk_columns])
+    if isinstance(ours, dict):
+        return {k: _without_risk(v, risk_columns) if isinstance(v, dict) else v
+                for k, v in ours.items() if k not in risk_columns}
+    return ours
+
+
+def _same(theirs, ours):
+    if isinstance(theirs, tuple):
+        assert isinstance(ours, tuple) and len(ours) == len(theirs)
+        for t, o in zip(theirs, ours, strict=True):
+            _same(t, o)
+    elif hasattr(theirs, "to_html") and not isinstance(theirs, pd.DataFrame):  # a Styler (ours: its data)
+        _same(theirs.data, ours)
+    elif isinstance(theirs, pd.DataFrame):
+        if "measure" in theirs.columns:  # long per-query table: row order within a query is unspecified
+            key = ["name", "qid", "measure"]
+            theirs = theirs.sort_values(key).reset_index(drop=True)
+            ours = ours.sort_values(key).reset_index(drop=True)
+        pd.testing.assert_frame_equal(ours, theirs, check_exact=True)
+    else:
+        assert ours == theirs
+
+
+HOLEY = {n: random_run(s, drop=d) for n, s, d in [("a", 31, ()), ("b", 32, (QIDS[2],)), ("c", 33, ()),
+                                                  ("d", 34, ())]}
+
+
+@pytest.mark.parametrize(
+    ("systems", "measures", "kwargs"),
+    [
+        ("dict", [AP, nDCG @ 5, P @ 3], {}),
+        ("list", [AP, nDCG @ 5], {}),  # names from str(system)
+        ("list", [AP, nDCG @ 5], {"names": list(HOLEY)}),
+        ("dict", [AP, nDCG @ 5], {"baseline": "b"}),
+        ("list", [AP, P @ 3], {"names": list(HOLEY), "baseline": 1, "test": "wilcoxon"}),
+        ("dict", [AP, P @ 3], {"baseline": 0, "test": lambda a, b: (0.0, float(np.mean(a) > np.mean(b)))}),
+        ("dict", [AP, nDCG @ 5, P @ 3], {"baseline": 0, "correction": "holm", "correction_alpha": 0.2}),
+        ("dict", [AP, nDCG @ 5], {"baseline": 0, "correction": "bonferroni", "round": 3}),
+        ("dict", [AP, nDCG @ 5], {"perquery": True}),
+        ("dict", [AP, nDCG @ 5], {"perquery": "both"}),
+        ("dict", [AP, nDCG @ 5], {"perquery": "both", "dataframe": False}),
+        ("dict", [AP, nDCG @ 5], {"perquery": True, "dataframe": False}),
+        ("dict", [AP, nDCG @ 5], {"perquery": True, "round": 2}),
+        ("dict", [AP, nDCG @ 5], {"round": {"AP": 2}}),
+        ("dict", [AP, nDCG @ 5], {"highlight": "bold"}),
+        ("dict", [AP, nDCG @ 5], {"highlight": "color", "baseline": 0}),
+        ("dict", [AP, nDCG @ 5], {"dataframe": False, "baseline": 0}),
+        ("dict", ["map", "ndcg_cut_5", "P_3", "recip_rank"], {"baseline": 0}),
+        ("dict", [AP, nDCG @ 5], {"filter_by_qrels": True}),
+        ("transformers", [AP, nDCG @ 5], {}),
+        ("transformers", [AP, nDCG @ 5], {"batch_size": 3, "baseline": 0, "correction": "hs"}),
+    ],
+)
+def test_ordinary_output_is_pt_experiments_for_many_arguments(systems, measures, kwargs):
+    """With risk measures added, everything else is exactly what pt.Experiment returns."""
+    if systems == "dict":
+        retr = dict(HOLEY)
+    elif systems == "list":
+        retr = list(HOLEY.values())
+    else:
+        retr = {n: pt.Transformer.from_df(r) for n, r in HOLEY.items()}
+    risk = [pr.URisk(AP, alpha=1, baseline=0), pr.TRisk(nDCG @ 5, baseline="mean")]
+    with pytest.warns(TopicPolicyWarning, match="1 of the 8 qrels topics"):  # system b misses a topic
+        ours = pr.Experiment(retr, TOPICS, QRELS, [*measures, *risk], **kwargs)
+    theirs = pt.Experiment(retr, TOPICS, QRELS, measures, **kwargs)
+    components = (f"{risk[1]!r} {c}" for c in ("p-value", "x", "T_R", "T_J"))
+    risk_columns = {repr(risk[0]), repr(risk[1]), *components}
+    assert type(ours) is type(theirs)
+    _same(theirs, _without_risk(ours, risk_columns))
+    averages = ours[0] if isinstance(ours, tuple) else ours
+    if kwargs.get("perquery") is not True:  # and the risk columns are there
+        data = getattr(averages, "data", averages)
+        row = data["b"] if isinstance(data, dict) else data.set_index("name").iloc[1]
+        assert np.isfinite(row[repr(risk[0])]) and np.isfinite(row[repr(risk[1])])
