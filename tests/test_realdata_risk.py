@@ -47,6 +47,14 @@ def _read_runs(folder) -> dict[str, pd.DataFrame]:
     return runs
 
 
+def _collection(folder_name: str, qrels_name: str) -> tuple:
+    """Runs, qrels and a topics frame (one row per qrels topic) of a shared-data folder."""
+    folder = data_path(folder_name)
+    qrels = pr.read_qrels(folder / qrels_name)
+    topics = pd.DataFrame({"qid": sorted(qrels["qid"].unique()), "query": ""})
+    return folder, _read_runs(folder / "runs"), qrels, topics
+
+
 def gdeval_per_topic(run: pd.DataFrame, qrels: pd.DataFrame, k: int = 20, max_grade: int = 4):
     """Independent numpy/pandas nDCG@k (2^rel - 1 gains) and ERR@k, computed as gdeval.pl does.
 
@@ -81,10 +89,7 @@ def gdeval_per_topic(run: pd.DataFrame, qrels: pd.DataFrame, k: int = 20, max_gr
 
 @pytest.fixture(scope="module")
 def web2012():
-    folder = data_path("trec-web-2012-risk")
-    runs = _read_runs(folder / "runs")
-    qrels = pr.read_qrels(folder / "qrels.web.151-200.txt")
-    topics = pd.DataFrame({"qid": sorted(qrels["qid"].unique()), "query": ""})
+    _, runs, qrels, topics = _collection("trec-web-2012-risk", "qrels.web.151-200.txt")
     measures = [GDEVAL_NDCG20, ERR @ 20]
     risk = [
         kind(base, alpha=a, baseline=WEB_BASELINE)
@@ -152,10 +157,7 @@ def test_web2012_risk_grows_with_alpha(web2012):
 
 @pytest.fixture(scope="module")
 def trec7():
-    folder = data_path("trec7-adhoc-terrier-runs")
-    runs = _read_runs(folder / "runs")
-    qrels = pr.read_qrels(folder / "qrels.adhoc.351-400.txt")
-    topics = pd.DataFrame({"qid": sorted(qrels["qid"].unique()), "query": ""})
+    folder, runs, qrels, topics = _collection("trec7-adhoc-terrier-runs", "qrels.adhoc.351-400.txt")
     risk = [kind(nDCG @ 20, alpha=a) for a in ALPHAS for kind in (pr.ZRisk, pr.GeoRisk)]
     averages, perquery = pr.Experiment(runs, topics, qrels, [nDCG @ 20, *risk], perquery="both")
     reference = pd.read_csv(folder / "reference_eval" / "gdeval_c.csv", dtype={"topic": str})
