@@ -230,7 +230,9 @@ def Experiment(  # noqa: N802 - mirrors pt.Experiment
             index=names, columns=topic_list
         )
         matrices[str(b)] = wide.fillna(0.0)  # cannot happen for qrels topics: ir_measures backfills 0
-    numret = matrices.pop(str(ir_measures.NumRet), None)
+    numret = matrices.get(str(ir_measures.NumRet))
+    if ir_measures.NumRet not in bases:  # only asked for the topic policy
+        matrices.pop(str(ir_measures.NumRet), None)
     topic_set = set(topic_list)
     for name, system in zip(names, systems, strict=True):
         if hasattr(system, "columns") and "qid" in system.columns:

@@ -471,3 +471,13 @@ def test_ordinary_output_is_pt_experiments_for_many_arguments(systems, measures,
         data = getattr(averages, "data", averages)
         row = data["b"] if isinstance(data, dict) else data.set_index("name").iloc[1]
         assert np.isfinite(row[repr(risk[0])]) and np.isfinite(row[repr(risk[1])])
+
+
+@pytest.mark.parametrize("as_transformers", [False, True])
+def test_numret_as_a_base_measure(as_transformers):
+    # NumRet is also what Experiment asks for internally (topic policy of transformers)
+    systems = {n: pt.Transformer.from_df(RUNS[n]) if as_transformers else RUNS[n] for n in ("bm25", "dph")}
+    m = pr.URisk(ir_measures.NumRet, baseline="bm25")
+    res = pr.Experiment(systems, TOPICS, QRELS, [ir_measures.NumRet, m]).set_index("name")
+    assert res.loc["dph", repr(m)] == 0.0  # both return every document of every topic
+    assert res.loc["dph", "NumRet"] == N_TOPICS * N_DOCS  # pt.Experiment sums NumRet over topics
