@@ -208,9 +208,13 @@ def Experiment(  # noqa: N802 - mirrors pt.Experiment
     extra = [b for b in needed if b not in converted]
     _, rev_mapping = _convert_measures([*plain, *extra])
     column = {str(b): rev_mapping.get(b, str(b)) for b in needed}  # the names pt.Experiment gives them
+    save_dir = kwargs.get("save_dir")
+    saved_columns = _saved_columns(save_dir)
     with warnings.catch_warnings():
         if not perquery:
             warnings.filterwarnings("ignore", message=r".*topic\(s\) not found in qrels.*")
+        # the inner call's aggregated.csv is rewritten below; compared there with the final columns
+        warnings.filterwarnings("ignore", message="Evaluation measures differ between the existing")
         pq = pt.Experiment(
             dict(zip(names, systems, strict=True)), topics, qrels, [*plain, *extra],
             perquery=True, dataframe=True, **kwargs,
@@ -247,10 +251,9 @@ def Experiment(  # noqa: N802 - mirrors pt.Experiment
         _evaluate_risk(m, matrices[str(m.base)], names, sys_index, qrels_irm, topic_list) for m in risk
     ]
 
-    save_dir = kwargs.get("save_dir")
     if save_dir is not None:
         _rewrite_saved_tables(
-            save_dir, names, hidden,
+            save_dir, names, hidden, saved_columns,
             _averages(pq, plain_names, names, topic_list, risk, results, sys_index, test, correction,
                       correction_alpha, None, True, None),
             _per_query(pq, plain_names, names, risk, results, None, True),
@@ -275,16 +278,39 @@ def Experiment(  # noqa: N802 - mirrors pt.Experiment
     return per_query
 
 
+def _saved_columns(save_dir: str | None) -> list[str] | None:
+    """Columns of an ``aggregated.csv`` left in ``save_dir`` by an earlier call (None: no such file)."""
+    path = os.path.join(save_dir, "aggregated.csv") if save_dir is not None else None
+    if path is None or not os.path.exists(path):
+        return None
+    import pandas as pd
+
+    return list(pd.read_csv(path, nrows=0).columns)
+
+
 def _rewrite_saved_tables(
-    save_dir: str, names: list[str], hidden: set[str], averages: pd.DataFrame, per_query: pd.DataFrame
+    save_dir: str,
+    names: list[str],
+    hidden: set[str],
+    saved_columns: list[str] | None,
+    averages: pd.DataFrame,
+    per_query: pd.DataFrame,
 ) -> None:
     """Put the risk columns into pt.Experiment's ``aggregated.csv`` and ``perquery.csv``.
 
     The internal base-measure/NumRet columns are dropped; rows of systems from earlier calls are
-    kept, as pt.Experiment does.
+    kept, and a change of columns against the earlier file is warned about, as pt.Experiment does.
     """
     import pandas as pd
 
+    if saved_columns is not None and set(saved_columns) != set(averages.columns):
+        path = os.path.join(save_dir, "aggregated.csv")
+        warnings.warn(
+            f"Evaluation measures differ between the existing '{path}' "
+            f"(columns: {', '.join(sorted(saved_columns))}) and the current run "
+            f"(columns: {', '.join(sorted(averages.columns))}). Missing values will be filled with NaN.",
+            stacklevel=3,
+        )
     for filename, table in (("aggregated.csv", averages), ("perquery.csv", per_query)):
         path = os.path.join(save_dir, filename)
         if os.path.exists(path):

@@ -175,7 +175,9 @@ def test_round_highlight_and_save_dir(tmp_path):
     styled = pr.Experiment(RUNS, TOPICS, QRELS, [AP, m], highlight="bold")
     assert isinstance(styled, pd.io.formats.style.Styler) and "font-weight: bold" in styled.to_html()
     pr.Experiment({"bm25": RUNS["bm25"], "dph": RUNS["dph"]}, TOPICS, QRELS, [AP], save_dir=str(tmp_path))
-    pr.Experiment({"dph": RUNS["dph"], "pl2": RUNS["pl2"]}, TOPICS, QRELS, [AP, m], save_dir=str(tmp_path))
+    with pytest.warns(UserWarning, match="Evaluation measures differ"):  # as pt.Experiment: AP -> AP, URisk
+        pr.Experiment({"dph": RUNS["dph"], "pl2": RUNS["pl2"]}, TOPICS, QRELS, [AP, m],
+                      save_dir=str(tmp_path))
     saved = pd.read_csv(tmp_path / "aggregated.csv").set_index("name")
     assert sorted(saved.index) == ["bm25", "dph", "pl2"]  # bm25 kept from the first call, as pt does
     assert list(saved.columns) == ["AP", repr(m)]  # no internal NumRet column
@@ -481,3 +483,14 @@ def test_numret_as_a_base_measure(as_transformers):
     res = pr.Experiment(systems, TOPICS, QRELS, [ir_measures.NumRet, m]).set_index("name")
     assert res.loc["dph", repr(m)] == 0.0  # both return every document of every topic
     assert res.loc["dph", "NumRet"] == N_TOPICS * N_DOCS  # pt.Experiment sums NumRet over topics
+
+
+def test_save_dir_repeated_call_does_not_warn_about_its_own_columns(tmp_path):
+    systems = {n: pt.Transformer.from_df(RUNS[n]) for n in ("bm25", "dph")}
+    m = pr.URisk(AP, baseline="bm25")
+    for _ in range(2):  # the second call reuses the saved runs; same measures, so no column warning
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", UserWarning)
+            res = pr.Experiment(systems, TOPICS, QRELS, [AP, m], save_dir=str(tmp_path), save_mode="reuse")
+    saved = pd.read_csv(tmp_path / "aggregated.csv")
+    pd.testing.assert_frame_equal(saved, res, check_exact=False, rtol=1e-12)
