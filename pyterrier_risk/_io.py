@@ -12,6 +12,7 @@ from __future__ import annotations
 import gzip
 import math
 import os
+from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -67,6 +68,31 @@ def _open_lines(path: str | os.PathLike[str], kind: str) -> list[str]:
         raise ValueError(f"{p}: cannot read {kind} file: {e}") from None
 
 
+def _records(p: Path, kind: str, layout: str) -> Iterator[tuple[int, list[str]]]:
+    """``(line number, fields)`` of each non-blank line; a wrong field count names the file and line."""
+    width = len(layout.split())
+    for lineno, line in enumerate(_open_lines(p, kind), 1):
+        fields = line.split()
+        if not fields:
+            continue
+        if len(fields) != width:
+            raise ValueError(
+                f"{p}:{lineno}: expected {width} fields '{layout}', found {len(fields)}: {line!r}"
+            )
+        yield lineno, fields
+
+
+def _first_time(
+    seen: dict[tuple[str, str], int], qid: str, docno: str, p: Path, lineno: int, verb: str
+) -> None:
+    """Record a (qid, docno) pair; a pair seen before is an error naming both lines."""
+    first = seen.setdefault((qid, docno), lineno)
+    if first != lineno:
+        raise ValueError(
+            f"{p}:{lineno}: document {docno!r} is {verb} twice for topic {qid!r} (first at line {first})"
+        )
+
+
 def read_run(
     path: str | os.PathLike[str],
     qrels: pd.DataFrame | None = None,
@@ -99,21 +125,12 @@ def read_run(
     import pandas as pd
 
     p = Path(path)
-    lines = _open_lines(p, "run")
     qids: list[str] = []
     docnos: list[str] = []
     ranks: list[int] = []
     scores: list[float] = []
     seen: dict[tuple[str, str], int] = {}
-    for lineno, line in enumerate(lines, 1):
-        fields = line.split()
-        if not fields:
-            continue
-        if len(fields) != 6:
-            raise ValueError(
-                f"{p}:{lineno}: expected 6 fields 'qid Q0 docno rank score tag', "
-                f"found {len(fields)}: {line!r}"
-            )
+    for lineno, fields in _records(p, "run", "qid Q0 docno rank score tag"):
         qid, _, docno, rank, score, _ = fields
         try:
             rank_i = int(rank)
@@ -125,13 +142,7 @@ def read_run(
             raise ValueError(f"{p}:{lineno}: score {score!r} is not a number") from None
         if math.isnan(score_f):
             raise ValueError(f"{p}:{lineno}: score is NaN")
-        key = (qid, docno)
-        if key in seen:
-            raise ValueError(
-                f"{p}:{lineno}: document {docno!r} is listed twice for topic {qid!r} "
-                f"(first at line {seen[key]})"
-            )
-        seen[key] = lineno
+        _first_time(seen, qid, docno, p, lineno, "listed")
         qids.append(qid)
         docnos.append(docno)
         ranks.append(rank_i)
@@ -214,14 +225,7 @@ def _read_qrels_file(p: Path) -> pd.DataFrame:
 
     rows: list[tuple[str, str, int]] = []
     seen: dict[tuple[str, str], int] = {}
-    for lineno, line in enumerate(_open_lines(p, "qrels"), 1):
-        fields = line.split()
-        if not fields:
-            continue
-        if len(fields) != 4:
-            raise ValueError(
-                f"{p}:{lineno}: expected 4 fields 'qid iter docno label', found {len(fields)}: {line!r}"
-            )
+    for lineno, fields in _records(p, "qrels", "qid iter docno label"):
         qid, _, docno, label = fields
         try:
             label_i = int(label)
@@ -233,13 +237,7 @@ def _read_qrels_file(p: Path) -> pd.DataFrame:
             if not label_f.is_integer():
                 raise ValueError(f"{p}:{lineno}: relevance label {label!r} is not an integer") from None
             label_i = int(label_f)
-        key = (qid, docno)
-        if key in seen:
-            raise ValueError(
-                f"{p}:{lineno}: document {docno!r} is judged twice for topic {qid!r} "
-                f"(first at line {seen[key]})"
-            )
-        seen[key] = lineno
+        _first_time(seen, qid, docno, p, lineno, "judged")
         rows.append((qid, docno, label_i))
     if not rows:
         raise ValueError(f"{p}: qrels file has no judgments")
