@@ -494,3 +494,16 @@ def test_save_dir_repeated_call_does_not_warn_about_its_own_columns(tmp_path):
             res = pr.Experiment(systems, TOPICS, QRELS, [AP, m], save_dir=str(tmp_path), save_mode="reuse")
     saved = pd.read_csv(tmp_path / "aggregated.csv")
     pd.testing.assert_frame_equal(saved, res, check_exact=False, rtol=1e-12)
+
+
+def test_perquery_both_averages_ignore_topics_without_qrels():
+    # pt.Experiment's 'both' averages are NaN here (its NaN placeholder rows enter the mean): a difference
+    topics = pd.concat([TOPICS, pd.DataFrame({"qid": ["999"], "query": ["no qrels"]})], ignore_index=True)
+    systems = {n: pt.Transformer.from_df(RUNS[n]) for n in ("bm25", "dph")}
+    measures = [AP, pr.URisk(AP, baseline="bm25")]
+    with pytest.warns(UserWarning, match="1 topic\\(s\\) not found in qrels"):  # pt.Experiment's own warning
+        averages, per_query = pr.Experiment(systems, topics, QRELS, measures, perquery="both")
+    alone = pr.Experiment(systems, topics, QRELS, measures)
+    pd.testing.assert_frame_equal(averages, alone)
+    assert per_query.loc[per_query["qid"] == "999", "value"].isna().all()  # pt's placeholder rows kept
+    assert averages.set_index("name").loc["dph", "AP"] == pytest.approx(matrix(AP)[1].mean())
