@@ -321,6 +321,12 @@ class RiskObjective:
             if threads != previous:
                 numba.set_num_threads(previous)
 
+    def __getstate__(self) -> dict[str, Any]:
+        # the bound training-set cache (incl. two 8 MB lookup tables) is rebuilt on the next call
+        state = self.__dict__.copy()
+        state["_bound"] = None
+        return state
+
     def __deepcopy__(self, memo: dict) -> RiskObjective:
         # lightgbm.train deep-copies its params: keep one object so that its diagnostics are the caller's
         return self

@@ -535,3 +535,18 @@ def test_invariants_of_risk_gradients(seed, kind, alpha):
     assert np.all((h == 0) == (h0 == 0))  # same pairs contribute
     if kind != "georisk":  # |ΔT| >= |ΔM| for U-CRO (all cases) and (1 + α') >= 1: hessians can only grow
         assert np.all(h >= h0 * (1 - 1e-5))
+
+
+def test_pickle_round_trip_rebinds():
+    import pickle
+
+    labels, scores, baseline, group = random_set(10)
+    obj = objective("tsaro", alpha=2.0, baseline=baseline)
+    g1, _ = call(obj, scores, labels, group)
+    blob = pickle.dumps(obj)
+    assert len(blob) < 100_000  # no lookup tables inside
+    clone = pickle.loads(blob)
+    assert clone.round_ == 1 and clone.s_x_ == obj.s_x_
+    g2, _ = call(clone, scores * 2, labels, group)
+    g3, _ = call(obj, scores * 2, labels, group)
+    np.testing.assert_array_equal(g2, g3)
