@@ -149,3 +149,17 @@ def test_georisk_and_tfaro_star_train_on_mq2008(mq2008):
         n = ndcg_per_query(model.predict(d.X), d.y, d.group)
         assert np.nanmean(n) > 0.7  # learns (BM25 alone: 0.53)
         assert obj.history_[-1]["mean_ndcg"] > obj.history_[0]["mean_ndcg"]
+
+
+@pytest.mark.realdata
+def test_row_weights_match_native():
+    d = read_letor(data_path("letor4-mq2008", "S1.txt.gz"))
+    w = np.random.default_rng(0).uniform(0.5, 2, len(d.y))
+
+    def fit(obj):
+        ds = lgb.Dataset(d.X, d.y, group=d.group, weight=w, free_raw_data=False)
+        return lgb.train({**PARAMS, "objective": obj}, ds, 20).predict(d.X)
+
+    native = fit("lambdarank")
+    ours = fit(objective("urisk", alpha=0.0, baseline=d.X[:, BM25]))
+    np.testing.assert_allclose(ours, native, rtol=0, atol=1e-6 * np.abs(native).max())
