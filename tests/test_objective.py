@@ -550,3 +550,33 @@ def test_pickle_round_trip_rebinds():
     g2, _ = call(clone, scores * 2, labels, group)
     g3, _ = call(obj, scores * 2, labels, group)
     np.testing.assert_array_equal(g2, g3)
+
+
+# Dinçer, Macdonald & Ounis (SIGIR 2016), Table 3 (8 systems x 5 topics) and Table 5 GeoRisk values
+PAPER_X = np.array(
+    [
+        [0.0500, 0.1500, 0.3000, 0.4500, 0.5500],
+        [0.4000, 0.3500, 0.3000, 0.2500, 0.2000],
+        [0.3000, 0.3000, 0.3000, 0.3000, 0.3000],
+        [0.2500, 0.2500, 0.2500, 0.2500, 0.2500],
+        [0.4000, 0.1500, 0.4000, 0.1500, 0.4000],
+        [0.2000, 0.4500, 0.2000, 0.4500, 0.2000],
+        [0.2542, 0.2629, 0.2802, 0.2975, 0.3061],
+        [0.2918, 0.2994, 0.3147, 0.3301, 0.3378],
+    ]
+)
+PAPER_GEORISK = {
+    1: [0.364, 0.378, 0.385, 0.352, 0.370, 0.370, 0.374, 0.396],
+    5: [0.271, 0.333, 0.376, 0.344, 0.296, 0.297, 0.373, 0.395],
+    10: [0.160, 0.274, 0.364, 0.334, 0.203, 0.204, 0.372, 0.393],
+}
+
+
+@pytest.mark.parametrize("alpha", [1, 5, 10])
+def test_georisk_state_reproduces_paper_table5(alpha):
+    obj = objective("georisk", alpha=float(alpha), baselines=np.zeros((1, 1)))
+    for i in range(8):
+        others = np.delete(PAPER_X, i, axis=0)
+        *_, geo = obj._georisk_state(PAPER_X[i], others, np.ones(5, dtype=bool))
+        assert round(geo[4], 3) == pytest.approx(PAPER_GEORISK[alpha][i], abs=1e-3)
+        assert geo[4] == pytest.approx(georisk_full(np.vstack([others, PAPER_X[i]]), alpha))
