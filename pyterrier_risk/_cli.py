@@ -63,7 +63,8 @@ def _parser() -> argparse.ArgumentParser:
     ev.add_argument("--qrels", required=True, help="qrels file or ir_datasets id (irds:...)")
     ev.add_argument("--measure", action="append", default=None, metavar="MEASURE",
                     help="base measure, e.g. nDCG@20, ERR@20, AP, "
-                         "\"nDCG(gains={-2:0,0:0,1:1,2:3,3:7,4:15})@20\" "
+                         "\"nDCG(gains={-2:0,0:0,1:1,2:3,3:7,4:15})@20\", or a risk measure evaluated "
+                         "as given, e.g. \"TRisk(AP,alpha=5,baseline='median')\" "
                          "(repeatable; default nDCG@20)")
     ev.add_argument("--alpha", nargs="+", type=float, default=[0.0], metavar="A",
                     help="risk-sensitivity values α (default 0)")
@@ -131,16 +132,22 @@ def _load_runs(paths: Sequence[str], qrels: Any, drop_extra: bool) -> dict[str, 
     return runs
 
 
-def _parse_measures(texts: Sequence[str] | None) -> list[Any]:
-    from ._measures import parse_measure
+def _parse_measures(texts: Sequence[str] | None) -> tuple[list[Any], list[Any]]:
+    """The ``--measure`` values split into base measures and risk measures given in full."""
+    from ._measures import RiskMeasure, parse_measure
 
-    measures = []
+    bases, given_risk = [], []
     for text in texts or ["nDCG@20"]:
         try:
-            measures.append(parse_measure(text))
-        except (ValueError, NameError, TypeError, KeyError) as e:
+            measure = parse_measure(text)
+            if isinstance(measure, RiskMeasure):
+                measure.base  # noqa: B018 - raises a clear error when the base measure is missing
+            else:
+                measure.validate_params()  # ir_measures' own checks (P@5.0: the cutoff must be an int)
+        except (ValueError, NameError, TypeError, KeyError, AssertionError) as e:
             raise CLIError(f"unknown or malformed measure {text!r}: {e}") from e
-    return measures
+        (given_risk if isinstance(measure, RiskMeasure) else bases).append(measure)
+    return bases, given_risk
 
 
 def _risk_measures(bases: Sequence[Any], alphas: Sequence[float], baseline: str | None,
@@ -171,7 +178,7 @@ def _evaluate(args: argparse.Namespace) -> int:
         _check_writable(args.output.parent if str(args.output.parent) else Path("."), f"output {args.output}")
     if args.plots is not None:
         _check_writable(args.plots, "--plots folder")
-    bases = _parse_measures(args.measure)
+    bases, given_risk = _parse_measures(args.measure)
     qrels = _load_qrels(args.qrels)
 
     paths = list(args.runs)
@@ -187,8 +194,11 @@ def _evaluate(args: argparse.Namespace) -> int:
             paths.insert(0, args.baseline)
             baseline_name = run_name(args.baseline)
     runs = _load_runs(paths, qrels, args.drop_extra_topics)
-    measures = [*bases, *_risk_measures(bases, alphas, baseline_name, args.baselines, len(runs),
-                                        not args.no_zrisk)]
+    if baseline_name is not None:  # a given URisk/TRisk without its own baseline uses --baseline
+        given_risk = [m(baseline=baseline_name) if m.USES_BASELINE and m.baseline is None else m
+                      for m in given_risk]
+    measures = [*bases, *given_risk, *_risk_measures(bases, alphas, baseline_name, args.baselines, len(runs),
+                                                     not args.no_zrisk)]
     topics = pd.DataFrame({"qid": sorted(set(qrels["qid"]))}).assign(query="")
     with warnings.catch_warnings():
         # the topic policy (missing topics score 0) is documented; do not drown the table in warnings
@@ -204,7 +214,8 @@ def _evaluate(args: argparse.Namespace) -> int:
     if args.output is None:
         sys.stdout.write(text)
     if args.plots is not None:
-        written = _eval_plots(runs, qrels, bases[0], baseline_name, alphas, args.plots)
+        base = bases[0] if bases else given_risk[0].base
+        written = _eval_plots(runs, qrels, base, baseline_name, alphas, args.plots)
         print(f"{_PROG}: wrote {len(written)} plots to {args.plots}", file=sys.stderr)
     return 0
 

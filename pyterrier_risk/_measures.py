@@ -56,11 +56,29 @@ def _frame_digest(frame: pd.DataFrame) -> str:
 
 
 def _integral_cutoff(base: Measure) -> Measure:
-    """``nDCG@20.0`` -> ``nDCG@20``: one risk measure, one repr, whichever way the cutoff was written."""
+    """``nDCG@20.0`` -> ``nDCG@20`` where the cutoff must be an int (not ``IPrec@1.0``, a float recall)."""
     at = getattr(base, "AT_PARAM", None)
+    info = base.SUPPORTED_PARAMS.get(at) if at else None
     cutoff = base.params.get(at) if at else None
-    if isinstance(cutoff, float) and cutoff.is_integer():
+    if (
+        info is not None
+        and info.dtype is not None
+        and isinstance(cutoff, float)
+        and cutoff.is_integer()
+        and not isinstance(cutoff, info.dtype)
+        and isinstance(int(cutoff), info.dtype)
+    ):
         return base(**{**base.params, at: int(cutoff)})
+    return base
+
+
+def _valid_base(name: str, base: Measure) -> Measure:
+    """The base measure with ir_measures' own parameter checks run now, as a ValueError."""
+    base = _integral_cutoff(base)
+    try:
+        base.validate_params()
+    except AssertionError as e:
+        raise ValueError(f"{name}: invalid base measure {base!r}: {e}") from None
     return base
 
 
@@ -113,7 +131,7 @@ class RiskMeasure(Measure):
                 )
             if isinstance(base, RiskMeasure):
                 raise TypeError(f"{self.NAME}: the base measure cannot itself be a risk measure ({base!r})")
-            out["base"] = _integral_cutoff(base)
+            out["base"] = _valid_base(self.NAME, base)
         if "alpha" in out:
             alpha = out["alpha"]
             if isinstance(alpha, bool) or not isinstance(alpha, numbers.Real):

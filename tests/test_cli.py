@@ -246,3 +246,27 @@ def test_run_names_drop_only_real_extensions(path, name, tmp_path):
     if name != ".hidden":  # read_run names a run the same way
         (tmp_path / Path(path).name).write_text("1 Q0 d 1 1.0 t\n")
         assert read_run(tmp_path / Path(path).name)["name"].iloc[0] == name
+
+
+def test_risk_measure_given_in_full_and_invalid_base_parameters(capsys, small):
+    qrels, a, b = str(small / "qrels.txt"), str(small / "a.run"), str(small / "b.run")
+    code, out, err = _run(capsys, ["eval", "--qrels", qrels, "--measure", "P@1", "--measure",
+                                   "URisk(P@1,alpha=1,baseline='a')", "--baseline", "a", "--format", "csv",
+                                   a, b])
+    assert code == 0, err
+    table = pd.read_csv(io.StringIO(out)).set_index("run")
+    assert table.loc["b", "URisk(P@1,alpha=1,baseline='a')"] == -1.0  # (1 + 1) x (0.5 - 1)
+    assert table.loc["b", "URisk(P@1,baseline='a')"] == -0.5  # derived from the base P@1 and --baseline
+    # a risk measure as the only --measure: not used as a base of further risk measures
+    code, out, err = _run(capsys, ["eval", "--qrels", qrels, "--measure", "GeoRisk(P@1)", "--baseline", "a",
+                                   "--format", "csv", a, b])
+    assert code == 0, err
+    assert list(pd.read_csv(io.StringIO(out)).columns) == ["run", "GeoRisk(P@1)"]
+    _fails(capsys, ["eval", "--qrels", qrels, "--measure", "P@5.0", a], "P@5.0", "cutoff=5.0")
+    _fails(capsys, ["eval", "--qrels", qrels, "--measure", "URisk(P@2.5)", a], "URisk(P@2.5)", "cutoff=2.5")
+    _fails(capsys, ["eval", "--qrels", qrels, "--measure", "URisk(alpha=1)", a], "no base measure")
+    _fails(capsys, ["eval", "--qrels", qrels, "--measure", "URisk(P@1)", a, b], "needs a baseline")
+    code, out, err = _run(capsys, ["eval", "--qrels", qrels, "--measure", "TRisk(P@1,alpha=1)", "--baseline",
+                                   "a", "--format", "csv", a, b])  # --baseline fills in the missing one
+    assert code == 0, err
+    assert "TRisk(P@1,alpha=1,baseline='a')" in pd.read_csv(io.StringIO(out)).columns

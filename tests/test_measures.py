@@ -321,4 +321,6 @@ def test_integral_float_cutoff_of_the_base_is_canonical():
     assert pr.URisk(nDCG @ 20.0, alpha=5.0) == pr.URisk(nDCG @ 20, alpha=5)
     assert repr(pr.GeoRisk(nDCG @ 20.0)) == "GeoRisk(nDCG@20)"
     assert ir_measures.parse_measure("TRisk(nDCG@20.0,alpha=1.0)") == pr.TRisk(nDCG @ 20, alpha=1)
-    assert repr(pr.URisk(P @ 2.5)) == "URisk(P@2.5)"  # a fractional cutoff is left alone
+    assert repr(pr.URisk(ir_measures.IPrec @ 1.0)) == "URisk(IPrec@1.0)"  # a float parameter stays float
+    with pytest.raises(ValueError, match=r"invalid base measure P@2.5: invalid param cutoff=2.5"):
+        pr.URisk(P @ 2.5)  # ir_measures' own check, now rather than when evaluating
