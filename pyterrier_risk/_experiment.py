@@ -557,6 +557,8 @@ def _per_query(
         if isinstance(round_, int):  # exactly as pt.Experiment: builtins.round per value, then pandas
             out["value"] = [builtins.round(v, round_) for v in out["value"]]
             out["value"] = out["value"].round(round_)
+        elif isinstance(round_, dict):  # pt.Experiment refuses this; rows are rounded by their measure
+            out["value"] = [_round(v, m, round_) for v, m in zip(out["value"], out["measure"], strict=True)]
         return out
     # like pt.Experiment, the nested per-query dict is not rounded
     nested: dict[int, dict[str, dict[str, float]]] = {}

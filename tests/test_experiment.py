@@ -507,3 +507,13 @@ def test_perquery_both_averages_ignore_topics_without_qrels():
     pd.testing.assert_frame_equal(averages, alone)
     assert per_query.loc[per_query["qid"] == "999", "value"].isna().all()  # pt's placeholder rows kept
     assert averages.set_index("name").loc["dph", "AP"] == pytest.approx(matrix(AP)[1].mean())
+
+
+def test_round_dict_with_perquery_rounds_the_named_rows():
+    m = pr.URisk(AP, alpha=1, baseline=0)
+    pq = pr.Experiment(RUNS, TOPICS, QRELS, [AP, nDCG @ 5, m], perquery=True, round={"AP": 1, repr(m): 2})
+    for measure, digits in (("AP", 1), (repr(m), 2)):
+        values = pq.loc[pq["measure"] == measure, "value"]
+        assert all(v == round(v, digits) for v in values) and values.nunique() > 1
+    ndcg = pq.loc[pq["measure"] == "nDCG@5", "value"]
+    assert any(v != round(v, 4) for v in ndcg)  # not named: not rounded
