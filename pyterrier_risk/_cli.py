@@ -225,8 +225,8 @@ def _write(table: Any, args: argparse.Namespace) -> str:
 
     try:
         return write_table(table, args.output, format=args.format, floatfmt=f".{args.round}f")
-    except OSError as e:
-        raise CLIError(str(e)) from e
+    except OSError as e:  # write_table / the plots name the path in strerror
+        raise CLIError(e.strerror or str(e)) from e
 
 
 def _check_writable(folder: Path, what: str) -> None:
@@ -276,8 +276,8 @@ def _eval_plots(runs: dict[str, Any], qrels: Any, measure: Any, baseline: str | 
                 plot_topic_tj(tj, path=folder / f"topic_tj_{safe(n)}.png",
                               title=f"T_J per topic: {n} vs. {baseline} on {measure}")
                 written += [folder / f"helped_hurt_{safe(n)}.png", folder / f"topic_tj_{safe(n)}.png"]
-    except OSError as e:
-        raise CLIError(str(e)) from e
+    except OSError as e:  # write_table / the plots name the path in strerror
+        raise CLIError(e.strerror or str(e)) from e
     return written
 
 

@@ -270,3 +270,9 @@ def test_risk_measure_given_in_full_and_invalid_base_parameters(capsys, small):
                                    "a", "--format", "csv", a, b])  # --baseline fills in the missing one
     assert code == 0, err
     assert "TRisk(P@1,alpha=1,baseline='a')" in pd.read_csv(io.StringIO(out)).columns
+
+
+def test_output_that_is_a_folder(capsys, small):
+    argv = ["eval", "--qrels", str(small / "qrels.txt"), "--output", str(small), str(small / "a.run")]
+    err = _fails(capsys, argv, f"cannot write table to {small}")
+    assert "Errno" not in err
