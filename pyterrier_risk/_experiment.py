@@ -42,8 +42,17 @@ __all__ = ["Experiment"]
 
 
 def _load_irds(value: Any, what: str) -> Any:
-    """Resolve an ``irds:<id>`` string for topics or qrels with PyTerrier's dataset API."""
-    if not (isinstance(value, str) and value.startswith("irds:")):
+    """Resolve an ``irds:<id>`` string for topics or qrels with PyTerrier's dataset API.
+
+    Any other string must name an existing file (read later, as ``pt.Experiment`` does).
+    """
+    if isinstance(value, os.PathLike):
+        value = os.fspath(value)
+    if isinstance(value, str) and not value.startswith("irds:"):
+        if not os.path.isfile(value):
+            raise ValueError(f"{what} {value!r}: no such file (give a DataFrame, a file or 'irds:<id>')")
+        return value
+    if not isinstance(value, str):
         return value
     import pyterrier as pt
 

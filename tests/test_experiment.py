@@ -517,3 +517,17 @@ def test_round_dict_with_perquery_rounds_the_named_rows():
         assert all(v == round(v, digits) for v in values) and values.nunique() > 1
     ndcg = pq.loc[pq["measure"] == "nDCG@5", "value"]
     assert any(v != round(v, 4) for v in ndcg)  # not named: not rounded
+
+
+@pytest.mark.parametrize("risk", [False, True])
+def test_missing_topics_or_qrels_file_is_named(risk, tmp_path):
+    measures = [AP, pr.URisk(AP, baseline=0)] if risk else [AP]
+    with pytest.raises(ValueError, match="topics 'no/such/topics.txt': no such file"):
+        pr.Experiment(RUNS, "no/such/topics.txt", QRELS, measures)
+    with pytest.raises(ValueError, match="qrels '.*missing.qrels': no such file"):
+        pr.Experiment(RUNS, TOPICS, tmp_path / "missing.qrels", measures)
+    # existing files are read as pt.Experiment reads them
+    qrels_file = tmp_path / "q.txt"
+    qrels_file.write_text("".join(f"{q} 0 {d} {label}\n" for q, d, label in QRELS.itertuples(index=False)))
+    res = pr.Experiment(RUNS, TOPICS, qrels_file, measures).set_index("name")
+    assert res.loc["dph", "AP"] == pytest.approx(matrix(AP)[1].mean())
