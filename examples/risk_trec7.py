@@ -1,8 +1,9 @@
 """Multi-baseline risk over 19 Terrier runs on TREC-7, in the style of Dinçer et al. 2016, Table 6.
 
-For nDCG@20 over the 50 TREC-7 ad hoc topics: mean effectiveness, URisk and TRisk against one
+For ERR@20 (the measure of the paper's Table 6) and nDCG@20 over the 50 TREC-7 ad hoc topics:
+mean effectiveness, URisk and TRisk against one
 baseline (Terrier's BM25 on the stemmed index), T*Risk (TRisk against the per-topic MEAN of all 19
-runs), then ZRisk and GeoRisk with every run as a baseline, at alpha = 0, 1, 5, 10 (rank in brackets).
+runs), then ZRisk and GeoRisk with every run as a baseline, at alpha = 0, 1, 5, 10, 20 (rank in brackets).
 
 Run: ``python examples/risk_trec7.py`` (reads $PYTERRIER_RISK_DATA, default ../shared/data).
 """
@@ -13,15 +14,15 @@ import os
 from pathlib import Path
 
 import pandas as pd
-from ir_measures import nDCG
+from ir_measures import ERR, nDCG
 
 import pyterrier_risk as pr
 
 DATA = Path(os.environ.get("PYTERRIER_RISK_DATA", Path(__file__).resolve().parents[2] / "shared" / "data"))
 FOLDER = DATA / "trec7-adhoc-terrier-runs"
 BASELINE = "stem-stop_BM25b0.75_1"
-ALPHAS = (0, 1, 5, 10)
-BASE = nDCG @ 20
+ALPHAS = (0, 1, 5, 10, 20)
+BASES = (ERR @ 20, nDCG @ 20)
 
 
 def with_rank(values: pd.Series, decimals: int) -> pd.Series:
@@ -42,37 +43,42 @@ def main() -> None:
     qrels = pr.read_qrels(FOLDER / "qrels.adhoc.351-400.txt")
     topics = pd.DataFrame({"qid": sorted(qrels["qid"].unique()), "query": ""})
 
-    measures = [BASE]
+    for base in BASES:
+        report(base, runs, topics, qrels)
+
+
+def report(base, runs: dict[str, pd.DataFrame], topics: pd.DataFrame, qrels: pd.DataFrame) -> None:
+    """Print one 2016-Table-6-style table per alpha for one base measure."""
+    measures = [base]
     for a in ALPHAS:
         measures += [
-            pr.URisk(BASE, alpha=a, baseline=BASELINE),
-            pr.TRisk(BASE, alpha=a, baseline=BASELINE),
-            pr.TRisk(BASE, alpha=a, baseline="mean"),
-            pr.ZRisk(BASE, alpha=a),
-            pr.GeoRisk(BASE, alpha=a),
+            pr.URisk(base, alpha=a, baseline=BASELINE),
+            pr.TRisk(base, alpha=a, baseline=BASELINE),
+            pr.TRisk(base, alpha=a, baseline="mean"),
+            pr.ZRisk(base, alpha=a),
+            pr.GeoRisk(base, alpha=a),
         ]
     res = pr.Experiment(runs, topics, qrels, measures).set_index("name")
 
     print(
-        f"TREC-7 ad hoc, 19 Terrier runs x 50 topics, base measure {BASE}; URisk/TRisk baseline = {BASELINE}"
+        f"TREC-7 ad hoc, 19 Terrier runs x 50 topics, base measure {base}; URisk/TRisk baseline = {BASELINE}"
     )
     print("(T*Risk: baseline = per-topic mean of the 19 runs; ZRisk/GeoRisk: all 19 runs are baselines)\n")
-    order = res[repr(BASE)].sort_values(ascending=False).index
+    order = res[repr(base)].sort_values(ascending=False).index
     for a in ALPHAS:
         table = pd.DataFrame(
             {
-                "nDCG@20": with_rank(res[repr(BASE)], 4),
-                "URisk": with_rank(res[repr(pr.URisk(BASE, alpha=a, baseline=BASELINE))], 4),
-                "TRisk": with_rank(res[repr(pr.TRisk(BASE, alpha=a, baseline=BASELINE))], 3),
-                "T*Risk": with_rank(res[repr(pr.TRisk(BASE, alpha=a, baseline="mean"))], 3),
-                "ZRisk": with_rank(res[repr(pr.ZRisk(BASE, alpha=a))], 3),
-                "GeoRisk": with_rank(res[repr(pr.GeoRisk(BASE, alpha=a))], 4),
+                repr(base): with_rank(res[repr(base)], 4),
+                "URisk": with_rank(res[repr(pr.URisk(base, alpha=a, baseline=BASELINE))], 4),
+                "TRisk": with_rank(res[repr(pr.TRisk(base, alpha=a, baseline=BASELINE))], 3),
+                "T*Risk": with_rank(res[repr(pr.TRisk(base, alpha=a, baseline="mean"))], 3),
+                "ZRisk": with_rank(res[repr(pr.ZRisk(base, alpha=a))], 3),
+                "GeoRisk": with_rank(res[repr(pr.GeoRisk(base, alpha=a))], 4),
             }
         ).loc[order]
         print(f"alpha = {a}   (2016 Table 6 style; value (rank); the baseline has no TRisk against itself)")
         print(table.to_string())
         print()
-
 
 if __name__ == "__main__":
     main()
