@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from paper_tables import TABLE3
 from scipy.stats import norm
 
 from pyterrier_risk import _lambdarank_kernels as K
@@ -553,18 +554,7 @@ def test_pickle_round_trip_rebinds():
 
 
 # Dinçer, Macdonald & Ounis (SIGIR 2016), Table 3 (8 systems x 5 topics) and Table 5 GeoRisk values
-PAPER_X = np.array(
-    [
-        [0.0500, 0.1500, 0.3000, 0.4500, 0.5500],
-        [0.4000, 0.3500, 0.3000, 0.2500, 0.2000],
-        [0.3000, 0.3000, 0.3000, 0.3000, 0.3000],
-        [0.2500, 0.2500, 0.2500, 0.2500, 0.2500],
-        [0.4000, 0.1500, 0.4000, 0.1500, 0.4000],
-        [0.2000, 0.4500, 0.2000, 0.4500, 0.2000],
-        [0.2542, 0.2629, 0.2802, 0.2975, 0.3061],
-        [0.2918, 0.2994, 0.3147, 0.3301, 0.3378],
-    ]
-)
+PAPER_X = TABLE3.to_numpy()
 PAPER_GEORISK = {
     1: [0.364, 0.378, 0.385, 0.352, 0.370, 0.370, 0.374, 0.396],
     5: [0.271, 0.333, 0.376, 0.344, 0.296, 0.297, 0.373, 0.395],

@@ -5,26 +5,12 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
+from paper_tables import TABLE3
 from scipy.stats import norm
 
 from pyterrier_risk import georisk, z_scores, zrisk
 from pyterrier_risk._zrisk import georisk_curve, zrisk_components
 
-# 2016 paper, Table 3: example data matrix X (8 systems x 5 topics), transcribed from the paper.
-TABLE3 = pd.DataFrame(
-    [
-        [0.0500, 0.1500, 0.3000, 0.4500, 0.5500],
-        [0.4000, 0.3500, 0.3000, 0.2500, 0.2000],
-        [0.3000, 0.3000, 0.3000, 0.3000, 0.3000],
-        [0.2500, 0.2500, 0.2500, 0.2500, 0.2500],
-        [0.4000, 0.1500, 0.4000, 0.1500, 0.4000],
-        [0.2000, 0.4500, 0.2000, 0.4500, 0.2000],
-        [0.2542, 0.2629, 0.2802, 0.2975, 0.3061],
-        [0.2918, 0.2994, 0.3147, 0.3301, 0.3378],
-    ],
-    index=[f"s{i}" for i in range(1, 9)],
-    columns=[f"t{j}" for j in range(1, 6)],
-)
 # Table 3 margins as printed: row totals S_i, column totals T_j and grand total N.
 TABLE3_S = [1.5000, 1.5000, 1.5000, 1.2500, 1.5000, 1.5000, 1.4009, 1.5738]
 TABLE3_T = [2.1460, 2.2123, 2.3449, 2.4776, 2.5440]
