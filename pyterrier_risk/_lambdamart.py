@@ -286,6 +286,12 @@ class RiskLambdaMART(pt.Estimator):
         if (topics_or_res_va is None) != (qrels_va is None):
             raise ValueError("give both topics_or_res_va and qrels_va, or neither")
         train, x_train, y_train, g_train = self._labelled(topics_or_res_tr, qrels_tr, "training")
+        starts = np.concatenate([[0], np.cumsum(g_train)[:-1]])
+        if np.all(np.maximum.reduceat(y_train, starts) == np.minimum.reduceat(y_train, starts)):
+            raise ValueError(
+                f"none of the {len(g_train)} training queries has two different labels among its "
+                f"candidates: there is nothing to learn (are the qrels those of these queries?)"
+            )
         obj = self._make_objective(train, x_train)
 
         params: dict[str, Any] = {
@@ -338,6 +344,12 @@ class RiskLambdaMART(pt.Estimator):
         if len(res) == 0:
             raise ValueError(f"no {what} results to fit to")
         judged = qrels[["qid", "docno", "label"]]
+        if judged["label"].isna().any():
+            first = judged.loc[judged["label"].isna(), ["qid", "docno"]].iloc[0].tolist()
+            raise ValueError(
+                f"{what} qrels have {int(judged['label'].isna().sum())} missing label(s), e.g. "
+                f"qid/docno {first}; drop those rows (an unjudged candidate gets label 0)"
+            )
         if judged.duplicated(["qid", "docno"]).any():
             raise ValueError(f"{what} qrels have several labels for the same (qid, docno)")
         if res.duplicated(["qid", "docno"]).any():
@@ -363,10 +375,14 @@ class RiskLambdaMART(pt.Estimator):
             )
         n_gains = len(self.lightgbm_params.get("label_gain", ())) or 31
         if labels.min() < 0 or labels.max() >= n_gains:
+            hint = (
+                "; clip negative labels first, e.g. qrels.assign(label=qrels.label.clip(lower=0))"
+                if labels.min() < 0
+                else "; give label_gain=[...] with one gain per label"
+            )
             raise ValueError(
                 f"{what} labels must lie in [0, {n_gains - 1}] (LightGBM label_gain), got "
-                f"[{labels.min():g}, {labels.max():g}]; clip negative labels first, e.g. "
-                f"qrels.assign(label=qrels.label.clip(lower=0))"
+                f"[{labels.min():g}, {labels.max():g}]{hint}"
             )
         frame["label"] = labels.astype(np.int32)
         frame = frame.sort_values("qid", kind="stable").reset_index(drop=True)
@@ -553,7 +569,17 @@ def _feature_matrix(frame: pd.DataFrame, what: str) -> np.ndarray:
         )
     if lengths[0] == 0:
         raise ValueError(f"{what}: features are empty arrays")
-    return np.stack(rows)
+    matrix = np.stack(rows)
+    # NaN is LightGBM's missing value (a documented policy); an infinite value is a bug upstream.
+    infinite = np.isinf(matrix)
+    if infinite.any():
+        i, j = (int(k[0]) for k in np.nonzero(infinite))
+        raise ValueError(
+            f"{what}: {int(infinite.any(axis=1).sum())} row(s) have infinite features, e.g. feature {j} "
+            f"of qid {frame['qid'].iloc[i]!r} docno {frame['docno'].iloc[i]!r}; NaN (missing) is "
+            f"accepted, ±inf is not"
+        )
+    return matrix
 
 
 def _baseline_column(spec: BaselineSpec, frame: pd.DataFrame, features: np.ndarray, name: str) -> np.ndarray:
@@ -565,15 +591,15 @@ def _baseline_column(spec: BaselineSpec, frame: pd.DataFrame, features: np.ndarr
         scored = scored[["qid", "docno", "score"]]
         if scored.duplicated(["qid", "docno"]).any():
             raise ValueError(f"{name}: transformer {spec!r} returned the same (qid, docno) more than once")
-        values = frame[["qid", "docno"]].merge(scored, on=["qid", "docno"], how="left")["score"]
-        missing = int(values.isna().sum())
+        joined = frame[["qid", "docno"]].merge(scored, on=["qid", "docno"], how="left", indicator=True)
+        missing = int((joined["_merge"] == "left_only").sum())
         if missing:
             raise ValueError(
                 f"{name}: transformer {spec!r} did not score {missing} of the {len(frame)} "
                 f"training candidates; a baseline must re-score every candidate"
             )
-        return values.to_numpy(dtype=np.float64)
-    if isinstance(spec, (int, np.integer)):
+        column = pd.to_numeric(joined["score"], errors="coerce").to_numpy(dtype=np.float64)
+    elif isinstance(spec, (int, np.integer)):
         if not 0 <= spec < features.shape[1]:
             raise ValueError(f"{name}: feature index {spec} out of range for {features.shape[1]} features")
         column = features[:, int(spec)]

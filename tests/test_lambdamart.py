@@ -322,6 +322,63 @@ def test_fit_input_errors(data):
         model.fit(ragged, qrels)
 
 
+def test_fit_does_not_modify_its_inputs(data):
+    res, qrels = data
+    res_before, qrels_before = res.copy(deep=True), qrels.copy(deep=True)
+    rescorer = pt.apply.doc_score(lambda row: row["features"][2])
+    RiskLambdaMART("georisk", baselines=[1, "score", rescorer], num_boost_round=3, verbose=False, **FAST).fit(
+        res, qrels, res, qrels
+    )
+    pd.testing.assert_frame_equal(res, res_before)
+    pd.testing.assert_frame_equal(qrels, qrels_before)
+
+
+def test_fit_rejects_missing_labels_and_hints_at_the_fix(data):
+    res, qrels = data
+    missing = qrels.astype({"label": float})
+    missing.loc[4, "label"] = np.nan
+    with pytest.raises(
+        ValueError, match=r"training qrels have 1 missing label\(s\), e.g. qid/docno \['q0', 'd0_5'\]"
+    ):
+        RiskLambdaMART("lambdarank", verbose=False).fit(res, missing)
+    # too large a label: the hint is label_gain, not clipping
+    with pytest.raises(ValueError, match=r"lie in \[0, 1\].*got \[0, 2\]; give label_gain") as info:
+        RiskLambdaMART("lambdarank", verbose=False, label_gain=[0, 1]).fit(res, qrels)
+    assert "clip" not in str(info.value)
+
+
+def test_fit_rejects_training_data_without_two_label_values_in_any_query(data):
+    res, qrels = data
+    with pytest.raises(ValueError, match="none of the 8 training queries has two different labels"):
+        RiskLambdaMART("lambdarank", verbose=False).fit(res, qrels.assign(label=0))
+    # one informative query is enough (the others are kept, without gradient: see the policy test)
+    one = qrels.assign(label=np.where(qrels["qid"] == "q0", qrels["label"], 0))
+    RiskLambdaMART("lambdarank", num_boost_round=2, verbose=False, **FAST).fit(res, one)
+
+
+def test_nan_features_are_missing_values_infinite_features_an_error(data, trained):
+    """Policy: NaN is LightGBM's missing value (fit and transform); ±inf is rejected, naming the row."""
+    res, qrels = data
+    holes = res.copy()
+    holes["features"] = [np.where(np.arange(4) == i % 4, np.nan, f) if i % 7 == 0 else f for i, f in
+                         enumerate(res["features"])]  # fmt: skip
+    model = RiskLambdaMART("lambdarank", num_boost_round=5, verbose=False, **FAST).fit(holes, qrels)
+    out = model.transform(holes)
+    x = np.stack(holes["features"].to_numpy())
+    assert np.isnan(x).sum() == 12
+    np.testing.assert_array_equal(out["score"].to_numpy(), model.booster_.predict(x))
+    assert np.all(np.isfinite(out["score"]))
+    assert np.isfinite(trained.transform(holes)["score"]).all()
+    infinite = res.copy()
+    infinite.at[9, "features"] = np.array([0.0, -np.inf, 1.0, np.inf])
+    with pytest.raises(
+        ValueError, match="1 row\\(s\\) have infinite features, e.g. feature 1 of qid 'q0' docno 'd0_9'"
+    ):
+        trained.transform(infinite)
+    with pytest.raises(ValueError, match="training results: 1 row.*infinite features"):
+        RiskLambdaMART("lambdarank", verbose=False).fit(infinite, qrels)
+
+
 def test_early_stopping_on_the_validation_set(data):
     res, qrels = data
     # validation labels reversed: training makes validation NDCG worse, so the best round is early
@@ -380,6 +437,15 @@ def test_baseline_spec_errors(data):
         resolve(partial, frame, x, "baseline")
     with pytest.raises(ValueError, match="must return a frame with qid, docno and score"):
         resolve(pt.apply.generic(lambda df: df[["qid"]]), frame, x, "baseline")
+    # a transformer covering every row but with non-finite scores is named like a column
+    for bad in (np.nan, np.inf):
+        holes = pt.apply.generic(
+            lambda df, bad=bad: df.assign(score=np.where(df["docno"] == "d1_1", bad, 1.0))
+        )
+        with pytest.raises(
+            ValueError, match=r"baselines\[2\] .*1 of the 80 training candidates have no finite"
+        ):
+            resolve(holes, frame, x, "baselines[2]")
 
 
 def test_baseline_requirements_checked_at_fit(data):
