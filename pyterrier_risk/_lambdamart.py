@@ -404,6 +404,12 @@ class RiskLambdaMART(pt.Estimator):
             )
             if specs is None:
                 raise ValueError(f"objective {self.objective!r} needs baselines=[...] (or baseline=...)")
+            unsaved = [i for i, spec in enumerate(specs) if spec is None]
+            if unsaved:
+                raise ValueError(
+                    f"baselines[{unsaved[0]}] was a transformer that save() could not store; give the "
+                    f"baselines again, e.g. RiskLambdaMART.load(path, baselines=[...])"
+                )
             kwargs = {
                 "baselines": np.column_stack(
                     [
@@ -469,9 +475,9 @@ class RiskLambdaMART(pt.Estimator):
             "num_trees": self.best_iteration_,
         }
         try:
-            text = json.dumps(meta, indent=2)
+            text = json.dumps(meta, indent=2, default=_json_scalar)
         except TypeError as e:
-            raise TypeError(f"a LightGBM parameter cannot be stored as JSON: {e}") from e
+            raise TypeError(f"a parameter cannot be stored as JSON: {e}") from e
         (path / _PARAMS_FILE).write_text(text + "\n", encoding="utf-8")
 
     @classmethod
@@ -493,7 +499,15 @@ class RiskLambdaMART(pt.Estimator):
         if meta.get("format") != _FORMAT or meta.get("format_version") != _FORMAT_VERSION:
             raise ValueError(f"{meta_file} is not a {_FORMAT} v{_FORMAT_VERSION} file")
         params = {**meta["params"], **overrides}
+        # a transformer among the baselines was stored as None: scoring works, fit asks for it again
+        unsaved = params.get("baselines")
+        if isinstance(unsaved, list) and any(spec is None for spec in unsaved):
+            params["baselines"] = None
+        else:
+            unsaved = None
         model = cls(params.pop("objective"), **params)
+        if unsaved is not None:
+            model.baselines = unsaved
         model.booster_ = lgb.Booster(model_file=str(path / _MODEL_FILE))
         model.num_features_ = int(meta["num_features"])
         model.best_iteration_ = int(meta["num_trees"])
@@ -536,6 +550,13 @@ def _check_spec(spec: Any, name: str) -> None:
         )
     if isinstance(spec, (int, np.integer)) and spec < 0:
         raise ValueError(f"{name}: feature index must be >= 0, got {spec}")
+
+
+def _json_scalar(value: Any) -> Any:
+    """``json.dumps`` fallback: numpy scalars and arrays as Python numbers and lists."""
+    if isinstance(value, (np.generic, np.ndarray)):
+        return value.tolist()
+    raise TypeError(f"Object of type {type(value).__name__} is not JSON serializable")
 
 
 def _spec_to_json(spec: Any, name: str) -> Any:

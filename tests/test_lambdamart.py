@@ -597,6 +597,42 @@ def test_save_load_errors(data, tmp_path, trained):
     assert RiskLambdaMART.load(tmp_path / "t", baseline=rescorer).baseline is rescorer
 
 
+def test_save_load_with_a_transformer_among_several_baselines(data, tmp_path):
+    res, qrels = data
+    rescorer = pt.apply.doc_score(lambda r: r["features"][1])
+    model = RiskLambdaMART(
+        "georisk", baselines=[rescorer, "score"], num_boost_round=3, verbose=False, **FAST
+    ).fit(res, qrels)
+    with pytest.warns(UserWarning, match=r"baselines\[0\] is a transformer"):
+        model.save(tmp_path / "m")
+    loaded = RiskLambdaMART.load(tmp_path / "m")  # scoring needs no baseline
+    assert loaded.baselines == [None, "score"]
+    pd.testing.assert_frame_equal(loaded.transform(res), model.transform(res))
+    with pytest.raises(ValueError, match=r"baselines\[0\] was a transformer that save\(\) could not store"):
+        loaded.fit(res, qrels)
+    again = RiskLambdaMART.load(tmp_path / "m", baselines=[rescorer, "score"]).fit(res, qrels)
+    np.testing.assert_array_equal(again.transform(res)["score"], model.transform(res)["score"])
+
+
+def test_save_stores_numpy_parameters(data, tmp_path):
+    res, qrels = data
+    model = RiskLambdaMART(
+        "tfaro",
+        alpha=np.float32(2.0),
+        baseline=np.int64(1),
+        objective_params={"se_round": np.int64(0)},
+        num_boost_round=3,
+        verbose=False,
+        **{**FAST, "learning_rate": np.float64(0.2), "label_gain": np.array([0.0, 1.0, 3.0])},
+    ).fit(res, qrels)
+    model.save(tmp_path / "m")
+    params = json.loads((tmp_path / "m" / "risk_lambdamart.json").read_text())["params"]
+    assert params["objective_params"] == {"se_round": 0} and params["label_gain"] == [0.0, 1.0, 3.0]
+    loaded = RiskLambdaMART.load(tmp_path / "m")
+    pd.testing.assert_frame_equal(loaded.transform(res), model.transform(res))
+    assert loaded.fit(res, qrels).best_iteration_ == 3
+
+
 # ---------------------------------------------------------------------- real data
 @pytest.mark.realdata
 def test_mq2008_fold1_beats_the_bm25_feature():
