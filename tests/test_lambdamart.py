@@ -169,6 +169,13 @@ def test_transform_of_an_empty_frame(trained, data):
     res, _ = data
     out = trained.transform(res.iloc[:0])
     assert len(out) == 0 and {"score", "rank"} <= set(out.columns)
+    full = trained.transform(res)
+    assert list(out.columns) == list(full.columns)
+    pd.testing.assert_series_equal(out.dtypes, full.dtypes)
+    # no score column in the input: it is added with the same dtypes
+    bare = trained.transform(res[["qid", "docno", "features"]].iloc[:0])
+    assert list(bare.columns) == ["qid", "docno", "features", "score", "rank"]
+    assert (bare["score"].dtype, bare["rank"].dtype) == (full["score"].dtype, full["rank"].dtype)
 
 
 def test_inspectable_without_training(data, trained):
@@ -236,7 +243,12 @@ def test_fit_is_independent_of_row_order(data):
     interleaved = res.iloc[np.argsort(np.tile(np.arange(10), 8), kind="stable")]
     c = RiskLambdaMART("lambdarank", num_boost_round=10, verbose=False, **FAST).fit(interleaved, qrels)
     np.testing.assert_allclose(a.transform(res)["score"], c.transform(res)["score"], atol=1e-12)
-    assert b.booster_.num_trees() == 10
+    # within a query the order can matter (ties at the start are broken by position, as natively);
+    # whatever the order, transform aligns the scores with the input rows
+    expected = b.booster_.predict(np.stack(res["features"].to_numpy()))
+    out = b.transform(shuffled)
+    np.testing.assert_array_equal(out["score"].to_numpy(), expected[res.index.get_indexer(shuffled.index)])
+    assert out.index.equals(shuffled.index)
 
 
 @needs_objective
@@ -473,7 +485,9 @@ def test_every_kind_trains_and_alpha_zero_is_lambdarank(data, kind):
     risky = RiskLambdaMART(
         kind, alpha=10.0, baseline=1, baselines=[1, 2, "score"], num_boost_round=8, verbose=False, **FAST
     ).fit(res, qrels)
-    assert np.all(np.isfinite(risky.transform(res)["score"]))
+    risky_scores = risky.transform(res)["score"]
+    assert np.all(np.isfinite(risky_scores))
+    assert not np.allclose(risky_scores, base.transform(res)["score"], atol=1e-3), "alpha had no effect"
 
 
 @needs_objective
@@ -557,6 +571,31 @@ def test_pipeline_composition_fit_and_transform(data):
         direct.sort_values(key).reset_index(drop=True)[key + ["score", "rank"]],
     )
     assert "RiskLambdaMART('lambdarank'" in repr(pipeline)
+
+
+def test_pipeline_with_a_feature_union(data):
+    res, qrels = data
+    topics = res[["qid", "query"]].drop_duplicates().reset_index(drop=True)
+    retriever = pt.Transformer.from_df(res.drop(columns=["features"]))
+    union = (
+        pt.apply.doc_score(lambda row: row["score"] * 2)
+        ** pt.apply.doc_score(lambda row: float(len(row["docno"])))
+        ** pt.Transformer.identity()
+    )
+    model = RiskLambdaMART("urisk", alpha=2.0, baseline="score", num_boost_round=5, verbose=False, **FAST)
+    pipeline = retriever >> union >> model
+    pipeline.fit(topics, qrels, topics, qrels)
+    assert model.num_features_ == 3
+    candidates = retriever(topics)
+    out = pipeline(topics)
+    assert len(out) == len(candidates) and {"score", "rank", "features"} <= set(out.columns)
+    x = np.stack(union(candidates)["features"].to_numpy())
+    np.testing.assert_array_equal(x[:, 2], candidates["score"].to_numpy())  # identity = first-stage score
+    key = ["qid", "docno"]
+    expected = candidates[key].assign(score=model.booster_.predict(x))
+    merged = out[[*key, "score"]].merge(expected, on=key, suffixes=("", "_expected"))
+    assert len(merged) == len(out)
+    np.testing.assert_array_equal(merged["score"], merged["score_expected"])
 
 
 # ---------------------------------------------------------------------- save/load
