@@ -130,7 +130,8 @@ def read_mq2008_agg(path: str | os.PathLike) -> pd.DataFrame:
         path = path / "agg.txt.gz" if (path / "agg.txt.gz").is_file() else path / "agg.txt"
     if not path.is_file():
         raise FileNotFoundError(f"MQ2008-agg file not found: {path}")
-    opener = gzip.open if path.read_bytes()[:2] == b"\x1f\x8b" else open
+    with open(path, "rb") as fh:
+        opener = gzip.open if fh.read(2) == b"\x1f\x8b" else open
     qids, docnos, labels, ranks = [], [], [], []
     with opener(path, "rt", encoding="utf-8") as fh:
         for lineno, line in enumerate(fh, 1):
@@ -142,11 +143,16 @@ def read_mq2008_agg(path: str | os.PathLike) -> pd.DataFrame:
             if len(tokens) != 2 + N_SYSTEMS or not tokens[1].startswith("qid:") or match is None:
                 raise ValueError(f"{path}:{lineno}: expected 'label qid:N 1:r .. {N_SYSTEMS}:r #docid = ...'")
             row = np.full(N_SYSTEMS, np.nan)
-            for token in tokens[2:]:
-                index, _, value = token.partition(":")
-                if value != "NULL":
-                    row[int(index) - 1] = float(value)
-            labels.append(int(tokens[0]))
+            try:
+                for j, token in enumerate(tokens[2:]):
+                    index, _, value = token.partition(":")
+                    if index != str(j + 1):
+                        raise ValueError(f"system {j + 1} expected, found {token!r}")
+                    if value != "NULL":
+                        row[j] = float(value)
+                labels.append(int(tokens[0]))
+            except ValueError as e:
+                raise ValueError(f"{path}:{lineno}: {e}") from None
             qids.append(tokens[1][4:])
             docnos.append(match.group(1))
             ranks.append(row)

@@ -74,6 +74,22 @@ def test_read_agg_rejects_malformed_lines(tmp_path):
         read_mq2008_agg(path)
     with pytest.raises(FileNotFoundError):
         read_mq2008_agg(tmp_path / "nothing.txt")
+    ranks = [1] * N_SYSTEMS
+    for line, message in [
+        (
+            _agg_line(0, 1, ranks, "GX1").replace(" 1:1 ", " 26:1 ", 1),
+            r"agg.txt:1: system 1 expected, found '26:1'",
+        ),
+        (
+            _agg_line(0, 1, ranks, "GX1").replace(" 2:1 ", " 1:1 ", 1),
+            r"agg.txt:1: system 2 expected, found '1:1'",
+        ),
+        (_agg_line(0, 1, [None, "abc"] + ranks[2:], "GX1"), r"agg.txt:1: could not convert string to float"),
+        (_agg_line("x", 1, ranks, "GX1"), r"agg.txt:1: invalid literal for int\(\)"),
+    ]:
+        path.write_text(line)
+        with pytest.raises(ValueError, match=message):
+            read_mq2008_agg(path)
 
 
 def test_agg_scores_put_unretrieved_documents_last_lowest_labels_first(tiny_agg):
