@@ -431,7 +431,7 @@ class RiskLambdaMART(pt.Estimator):
         threads = next((self.lightgbm_params[k] for k in _THREAD_ALIASES if k in self.lightgbm_params), 0)
         if (
             "num_threads" not in options
-            and threads
+            and int(threads) > 0
             and "num_threads" in inspect.signature(make_objective).parameters
         ):
             options["num_threads"] = int(threads)  # LightGBM's <= 0 means "default": left to the objective

@@ -540,6 +540,14 @@ def test_objective_params_and_threads_reach_the_objective(data, monkeypatch):
     if "num_threads" in __import__("inspect").signature(original).parameters:
         assert seen["num_threads"] == 1
     assert "objective_params={'se_round': 0}" in repr(model)
+    # LightGBM's "default threads" (<= 0, e.g. n_jobs=-1) is not forwarded: the objective chooses
+    for alias, value in (("num_threads", -1), ("n_jobs", -1), ("num_threads", 0)):
+        seen.clear()
+        fast = {k: v for k, v in FAST.items() if k != "num_threads"}
+        RiskLambdaMART("urisk", baseline=1, num_boost_round=2, verbose=False, **fast, **{alias: value}).fit(
+            res, qrels
+        )
+        assert "num_threads" not in seen, alias
     with pytest.raises(ValueError, match="se_round"):
         RiskLambdaMART("tfaro", baseline=1, objective_params={"se_round": -1}, verbose=False).fit(res, qrels)
 
