@@ -420,12 +420,8 @@ class RiskLambdaMART(pt.Estimator):
             }
         else:
             kwargs = {}
-        try:
-            from ._objective import objective as make_objective
-        except ModuleNotFoundError as e:  # pragma: no cover - only while _objective is being written
-            if e.name != f"{__package__}._objective" or self.objective != "lambdarank":
-                raise
-            return "lambdarank"
+        from ._objective import objective as make_objective
+
         lambdarank = {k: self.lightgbm_params[k] for k in _LAMBDARANK_PARAMS if k in self.lightgbm_params}
         options = dict(self.objective_params or {})
         threads = next((self.lightgbm_params[k] for k in _THREAD_ALIASES if k in self.lightgbm_params), 0)

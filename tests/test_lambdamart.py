@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
 
 import lightgbm as lgb
@@ -14,8 +13,6 @@ from conftest import data_path
 
 from pyterrier_risk._lambdamart import KINDS, RiskLambdaMART
 
-HAVE_OBJECTIVE = importlib.util.find_spec("pyterrier_risk._objective") is not None
-needs_objective = pytest.mark.skipif(not HAVE_OBJECTIVE, reason="pyterrier_risk._objective not written yet")
 FAST = {
     "num_leaves": 4,
     "min_data_in_leaf": 3,
@@ -217,7 +214,7 @@ def test_fit_returns_self_and_matches_native_lambdarank(data):
     assert model.best_iteration_ == 20 and model.num_features_ == 4
     native = native_model(res, qrels, 20, **FAST)
     x = np.stack(res["features"].to_numpy())
-    # the custom objective (once written) reproduces native lambdarank up to float32 gradient rounding
+    # the custom objective reproduces native lambdarank up to float32 gradient rounding
     np.testing.assert_allclose(model.transform(res)["score"].to_numpy(), native.predict(x), rtol=0, atol=1e-5)
 
 
@@ -251,7 +248,6 @@ def test_fit_is_independent_of_row_order(data):
     assert out.index.equals(shuffled.index)
 
 
-@needs_objective
 def test_one_document_and_single_label_queries_follow_lightgbm(data):
     """Policy: such queries carry no gradient (as in native lambdarank); they are scored, not rejected."""
     res, qrels = data
@@ -473,7 +469,6 @@ def test_baseline_requirements_checked_at_fit(data):
 
 
 # ------------------------------------------------------------------ risk objectives
-@needs_objective
 @pytest.mark.parametrize("kind", [k for k in KINDS if k != "lambdarank"])
 def test_every_kind_trains_and_alpha_zero_is_lambdarank(data, kind):
     res, qrels = data
@@ -490,7 +485,6 @@ def test_every_kind_trains_and_alpha_zero_is_lambdarank(data, kind):
     assert not np.allclose(risky_scores, base.transform(res)["score"], atol=1e-3), "alpha had no effect"
 
 
-@needs_objective
 def test_transformer_baseline_equals_feature_baseline(data):
     res, qrels = data
     as_feature = RiskLambdaMART("urisk", alpha=5.0, baseline=1, num_boost_round=8, verbose=False, **FAST)
@@ -508,7 +502,6 @@ def test_transformer_baseline_equals_feature_baseline(data):
     )
 
 
-@needs_objective
 def test_objective_params_and_threads_reach_the_objective(data, monkeypatch):
     import functools
 
@@ -750,7 +743,6 @@ def _below(scores, frame, baseline):
 
 
 @pytest.mark.realdata
-@needs_objective
 def test_mq2008_fold1_risk_objectives_through_the_estimator(mq2008_fold1):
     from pyterrier_risk._mq2008 import BM25_FEATURE
 
