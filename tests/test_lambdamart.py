@@ -10,6 +10,8 @@ import pandas as pd
 import pyterrier as pt
 import pytest
 from conftest import data_path
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from pyterrier_risk._lambdamart import KINDS, RiskLambdaMART
 
@@ -160,6 +162,25 @@ def test_transform_scores_ranks_and_leaves_input_untouched(data, trained):
     for _, group in out.groupby("qid"):
         assert sorted(group["rank"]) == list(range(len(group)))
         assert group.loc[group["rank"].idxmin(), "score"] == group["score"].max()
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.data())
+def test_transform_of_any_subset_in_any_order(data, trained, draw):
+    """Property: scores follow the rows of any subset/permutation; ranks order each query by score."""
+    res, _ = data
+    rows = draw.draw(st.lists(st.integers(0, len(res) - 1), min_size=1, max_size=len(res), unique=True))
+    subset = res.iloc[rows]
+    before = subset.copy(deep=True)
+    out = trained.transform(subset)
+    pd.testing.assert_frame_equal(subset, before)
+    assert out.index.equals(subset.index)
+    expected = trained.booster_.predict(np.stack(res["features"].to_numpy()))[rows]
+    np.testing.assert_array_equal(out["score"].to_numpy(), expected)
+    for _, group in out.groupby("qid"):
+        assert sorted(group["rank"]) == list(range(len(group)))
+        by_rank = group.sort_values("rank")["score"].to_numpy()
+        assert np.all(np.diff(by_rank) <= 0)
 
 
 def test_transform_of_an_empty_frame(trained, data):
