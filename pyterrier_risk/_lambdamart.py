@@ -237,6 +237,7 @@ class RiskLambdaMART(pt.Estimator):
         pt.validate.result_frame(inp, extra_columns=["features"], context=self)
         if self.booster_ is None:
             raise ValueError("RiskLambdaMART is not trained: call fit() or RiskLambdaMART.load() first")
+        _check_keys(inp, "transform input")
         out = inp.copy()
         if len(out) == 0:
             out["score"] = pd.Series(index=out.index, dtype="float64")
@@ -343,6 +344,8 @@ class RiskLambdaMART(pt.Estimator):
         pt.validate.columns(qrels, includes=["qid", "docno", "label"], context=self)
         if len(res) == 0:
             raise ValueError(f"no {what} results to fit to")
+        _check_keys(res, f"{what} results")
+        _check_keys(qrels, f"{what} qrels")
         judged = qrels[["qid", "docno", "label"]]
         if judged["label"].isna().any():
             first = judged.loc[judged["label"].isna(), ["qid", "docno"]].iloc[0].tolist()
@@ -546,6 +549,16 @@ def _check_spec(spec: Any, name: str) -> None:
         )
     if isinstance(spec, (int, np.integer)) and spec < 0:
         raise ValueError(f"{name}: feature index must be >= 0, got {spec}")
+
+
+def _check_keys(frame: pd.DataFrame, what: str) -> None:
+    """A missing qid or docno would silently drop rows from the query groups and the joins."""
+    missing = frame[["qid", "docno"]].isna().any(axis=1)
+    if missing.any():
+        raise ValueError(
+            f"{what}: {int(missing.sum())} row(s) have a missing qid or docno, e.g. row "
+            f"{frame.index[int(np.argmax(missing.to_numpy()))]!r}"
+        )
 
 
 def _json_scalar(value: Any) -> Any:

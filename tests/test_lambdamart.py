@@ -225,6 +225,12 @@ def test_transform_input_errors(trained, data):
         trained.transform(text)
     with pytest.raises(ValueError, match="not trained"):
         RiskLambdaMART("lambdarank").transform(res)
+    no_qid = res.astype({"qid": object})
+    no_qid.at[5, "qid"] = None
+    with pytest.raises(
+        ValueError, match=r"transform input: 1 row\(s\) have a missing qid or docno, e.g. row 5"
+    ):
+        trained.transform(no_qid)
 
 
 # ---------------------------------------------------------------------------- fit
@@ -349,6 +355,16 @@ def test_fit_input_errors(data):
     ragged.at[5, "features"] = np.zeros(6)
     with pytest.raises(ValueError, match="training results: ragged features"):
         model.fit(ragged, qrels)
+    no_docno = res.astype({"docno": object})
+    no_docno.at[7, "docno"] = np.nan
+    with pytest.raises(
+        ValueError, match=r"training results: 1 row\(s\) have a missing qid or docno, e.g. row 7"
+    ):
+        model.fit(no_docno, qrels)
+    with pytest.raises(ValueError, match=r"validation qrels: 1 row\(s\) have a missing qid"):
+        model.fit(
+            res, qrels, res, qrels.astype({"qid": object}).assign(qid=lambda q: q["qid"].where(q.index != 2))
+        )
 
 
 def test_fit_does_not_modify_its_inputs(data):
