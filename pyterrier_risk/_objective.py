@@ -373,9 +373,10 @@ class RiskObjective:
         qin = np.zeros(nq, dtype=np.bool_)
         qt = np.zeros(nq)
         qzrest = np.zeros(nq)
+        qzw = np.zeros(nq)
         qwa = np.zeros(nq)
         qwb = np.zeros(nq)
-        geo = np.zeros(8)
+        geo = np.zeros(16)
         record: dict[str, float] = {"round": float(self.round_), "mean_ndcg": float(mm[active].mean())
                                     if active.any() else float("nan")}  # fmt: skip
         if self.kind in ("urisk", "tsaro", "tfaro", "tfaro_star"):
@@ -394,12 +395,12 @@ class RiskObjective:
                 qmult = 1.0 + ap
         elif self.kind == "georisk" and self.alpha > 0:
             mode = K.MODE_GEORISK if self.georisk_update == "incremental" else K.MODE_GEORISK_EXACT
-            qin, qt, qzrest, qwa, qwb, geo = self._georisk_state(mm, mb, active)
+            qin, qt, qzrest, qzw, qwa, qwb, geo = self._georisk_state(mm, mb, active)
             record["georisk"] = float(geo[4])
         grad, hess = K.lambdas(
             preds, bd["y"], bd["qstart"], order, bd["inv_trunc"], self.label_gain, bd["disc"], bd["table"],
             bd["sig"][0], bd["sig"][1], bd["sig"][2], self.sigmoid, self.norm, self.truncation_level, mode,
-            qmult, mm, qmb, qalpha, qin, qt, qzrest, qwa, qwb, geo, bd["phi"],
+            qmult, mm, qmb, qalpha, qin, qt, qzrest, qzw, qwa, qwb, geo, bd["phi"],
         )  # fmt: skip
         if weight is not None:
             w = np.asarray(weight, dtype=np.float32)
@@ -427,8 +428,10 @@ class RiskObjective:
 
     def _georisk_state(
         self, mm: np.ndarray, mb: np.ndarray, active: np.ndarray
-    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """Totals and z summands of the GeoRisk matrix (baselines + model) for the kernels' ΔM′."""
+        from . import _lambdarank_kernels as K
+
         nq = len(mm)
         cols = np.flatnonzero(active)
         x = np.vstack([mb[:, cols], mm[cols][None, :]])  # systems (model last) × active queries
@@ -452,6 +455,8 @@ class RiskObjective:
         qt[cols] = col
         qzrest = np.zeros(nq)
         qzrest[cols] = z_m - zw
+        qzw = np.zeros(nq)
+        qzw[cols] = zw
         w = np.where(z < 0, 1.0 + self.alpha, 1.0)
         with np.errstate(divide="ignore", invalid="ignore"):
             wa_c = np.where(col > 0, w * x[-1] / np.sqrt(np.where(col > 0, col, 1.0)), 0.0)
@@ -460,8 +465,13 @@ class RiskObjective:
         qwa[cols] = wa_c
         qwb = np.zeros(nq)
         qwb[cols] = wb_c
-        geo = np.array([s_m, n_tot, c, self.alpha, g0, scale, wa_c.sum(), wb_c.sum()])
-        return qin, qt, qzrest, qwa, qwb, geo
+        u0 = z_m / c if c > 0 else 0.0
+        density = math.exp(-0.5 * u0 * u0) / math.sqrt(2.0 * math.pi)
+        coef = K.georisk_series_coefficients(u0, density)
+        geo = np.array(
+            [s_m, n_tot, c, self.alpha, g0, scale, wa_c.sum(), wb_c.sum(), u0, phi, density, *coef]
+        )
+        return qin, qt, qzrest, qzw, qwa, qwb, geo
 
 
 def _as_float_array(values: Any, name: str) -> np.ndarray:

@@ -366,6 +366,90 @@ def test_georisk_deltas_incremental_and_exact():
     assert inconsistent > 0
 
 
+def ref_georisk_step(x, j, d, alpha):
+    """The incremental GeoRisk' − GeoRisk as (A' − A)/(√A' + √A), A = GeoRisk², ΔΦ by quadrature.
+
+    No difference of two nearly equal GeoRisk values: accurate to ~1e-13 relative even for tiny d.
+    """
+    from scipy.integrate import quad
+
+    s, t, n = x.sum(axis=1), x.sum(axis=0), x.sum()
+    e = s[-1] * t / n
+    z = (x[-1] - e) / np.sqrt(e)
+    zw = np.where(z < 0, (1 + alpha) * z, z)
+    c = x.shape[1]
+    e_j = (s[-1] + d) * (t[j] + d) / (n + d)
+    z_j = (x[-1, j] + d - e_j) / math.sqrt(e_j)
+    z_j = z_j if z_j > 0 else (1 + alpha) * z_j
+    u0, du = zw.sum() / c, (z_j - zw[j]) / c
+    dphi = quad(norm.pdf, u0, u0 + du, epsabs=0, epsrel=1e-13)[0]
+    a0 = s[-1] * norm.cdf(u0) / c
+    da = (d * norm.cdf(u0) + (s[-1] + d) * dphi) / c
+    return da / (math.sqrt(a0 + da) + math.sqrt(a0))
+
+
+@pytest.mark.parametrize("queries", [2000, 30])
+def test_georisk_batch_series_matches_exact_difference(queries):
+    # 2000 queries: every step takes the Taylor series; 30 queries: large steps fall back to the table
+    rng = np.random.default_rng(11)
+    x = rng.uniform(0.05, 1, size=(6, queries))
+    alpha, c = 5.0, float(queries)
+    s, t, n = x.sum(axis=1), x.sum(axis=0), x.sum()
+    e = s[-1] * t / n
+    z = (x[-1] - e) / np.sqrt(e)
+    zw = np.where(z < 0, (1 + alpha) * z, z)
+    u0 = zw.sum() / c
+    phi0 = norm.cdf(u0)
+    g0 = math.sqrt(s[-1] / c * phi0)
+    coef = K.georisk_series_coefficients(u0, norm.pdf(u0))
+    d = np.array([1e-7, -1e-7, 1e-4, -1e-4, 0.01, -0.01, 0.3, -0.3, 0.95, -0.95])
+    for j in (0, 7, queries - 1):
+        out = np.empty_like(d)
+        K._georisk_deltas_batch(
+            d, out, len(d), x[-1, j], t[j], zw.sum() - zw[j], zw[j], s[-1], n, 1 / c, 1 + alpha, g0,
+            *coef, phi0, 1 / (s[-1] * phi0), PHI,
+        )  # fmt: skip
+        ref = np.array([abs(ref_georisk_step(x, j, v, alpha)) for v in d])
+        series = np.abs(d) <= 0.01 if queries == 2000 else np.abs(d) <= 1e-4
+        # for |d| = 1e-7 both sides difference two z values to ~1e-15: the step itself is only that exact
+        rtol = np.where(np.abs(d) < 1e-5, 1e-6, 1e-9)
+        assert (np.abs(out - ref) <= rtol * ref)[series].all(), (out, ref)
+        # the fallback (Φ table, GeoRisk' − GeoRisk) is only as good as the cancellation allows
+        np.testing.assert_allclose(out[~series], ref[~series], rtol=1e-6)
+        zr = zw.sum() - zw[j]
+        direct = [K._georisk_delta(abs(v), v > 0, x[-1, j], t[j], zr, s[-1], n, c, alpha, g0, PHI) for v in d]
+        # the per-pair path differences two GeoRisk values: close for steps that matter, not for 1e-7
+        big = np.abs(d) >= 1e-4
+        np.testing.assert_allclose(out[big], np.array(direct)[big], rtol=1e-4)
+
+
+def test_georisk_kernel_series_and_direct_paths_agree():
+    # the pair loop's batched series path against its per-pair path (forced by an out-of-range u0)
+    labels, scores, baseline, group = random_set(3, nq=400, size=12)
+    others = np.random.default_rng(2).normal(size=(len(scores), 4))
+    obj = objective("georisk", alpha=5.0, baselines=np.column_stack([baseline, others]))
+    call(obj, scores, labels, group)
+    bd = obj._bound
+    order, mm = K.sort_and_ndcg(scores, bd["y"], bd["qstart"], obj.label_gain, bd["disc"], bd["inv_cut"], 10)
+    *state, geo = obj._georisk_state(mm, bd["mb"], bd["active"])
+    assert abs(geo[8]) <= K.SERIES_MAX_U0
+    nq = len(group)
+    grads = []
+    for u0 in (geo[8], 100.0):
+        g = geo.copy()
+        g[8] = u0
+        grads.append(K.lambdas(
+            scores, bd["y"], bd["qstart"], order, bd["inv_trunc"], obj.label_gain, bd["disc"], bd["table"],
+            *bd["sig"], 1.0, True, 30, K.MODE_GEORISK, np.ones(nq), mm, np.zeros(nq), np.zeros(nq),
+            *state, g, bd["phi"],
+        ))  # fmt: skip
+    (g1, h1), (g2, h2) = grads
+    assert np.abs(g1).max() > 0
+    np.testing.assert_allclose(g1, g2, rtol=1e-4, atol=1e-6 * np.abs(g1).max())
+    np.testing.assert_allclose(h1, h2, rtol=1e-4, atol=1e-6 * np.abs(h1).max())
+    np.testing.assert_array_equal(call(obj, scores, labels, group)[0], g1)  # the objective takes the series
+
+
 def test_georisk_objective_weights_low_queries_more():
     labels, scores, baseline, group = random_set(5, nq=30)
     others = np.random.default_rng(1).normal(size=(len(scores), 3))
