@@ -117,6 +117,17 @@ def test_sigmoid_table_matches_logistic():
 @settings(max_examples=60, deadline=None)
 @given(st.lists(st.lists(st.integers(-3, 3), min_size=1, max_size=12), min_size=1, max_size=5))
 def test_stable_order_and_ndcg_match_numpy(queries):
+    check_stable_order_and_ndcg(queries)
+
+
+@pytest.mark.parametrize("ties", [1000, 7, 1])
+def test_stable_order_of_long_queries(ties):
+    # longer than the insertion-sorted runs (16), with few to many tied scores
+    rng = np.random.default_rng(ties)
+    check_stable_order_and_ndcg([rng.integers(0, ties, size).tolist() for size in (15, 16, 17, 33, 120, 257)])
+
+
+def check_stable_order_and_ndcg(queries):
     scores = np.concatenate([np.asarray(q, dtype=float) for q in queries])
     rng = np.random.default_rng(len(scores))
     labels = rng.integers(0, 3, len(scores)).astype(np.int32)
