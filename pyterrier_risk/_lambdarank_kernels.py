@@ -187,7 +187,7 @@ def normal_cdf_table() -> np.ndarray:
 
 @nb.njit(cache=True, inline="always")
 def _phi(x: float, table: np.ndarray) -> float:
-    # GeoRisk evaluates Φ once per pair: a cache-resident table is ~5x cheaper than erfc
+    # for the GeoRisk pairs outside the series' range (and the exact update): ~5x cheaper than erfc
     if x <= -PHI_RANGE:
         return table[0]
     if x >= PHI_RANGE:
