@@ -188,7 +188,7 @@ def normal_cdf_table() -> np.ndarray:
 @nb.njit(cache=True, inline="always")
 def _phi(x: float, table: np.ndarray) -> float:
     # for the GeoRisk pairs outside the series' range (and the exact update): ~5x cheaper than erfc
-    if x <= -PHI_RANGE:
+    if not x > -PHI_RANGE:  # also NaN: never index the table with int(NaN)
         return table[0]
     if x >= PHI_RANGE:
         return table[PHI_BINS]

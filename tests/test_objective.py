@@ -665,3 +665,11 @@ def test_georisk_state_reproduces_paper_table5(alpha):
         *_, geo = obj._georisk_state(PAPER_X[i], others, np.ones(5, dtype=bool))
         assert round(geo[4], 3) == pytest.approx(PAPER_GEORISK[alpha][i], abs=1e-3)
         assert geo[4] == pytest.approx(georisk_full(np.vstack([others, PAPER_X[i]]), alpha))
+
+
+def test_phi_lookup_is_safe_for_nan_and_the_tails():
+    table = K.normal_cdf_table()
+    assert K._phi(float("nan"), table) == table[0]
+    assert K._phi(-100.0, table) == table[0]
+    assert K._phi(100.0, table) == table[-1]
+    assert K._phi(0.0, table) == pytest.approx(0.5, abs=1e-12)
