@@ -401,7 +401,7 @@ def _evaluate_risk(
     import pandas as pd
 
     from ._trisk import trisk
-    from ._urisk import urisk
+    from ._urisk import risk_weighted_differences, urisk
     from ._zrisk import georisk, z_scores, zrisk
 
     if not m.USES_BASELINE:
@@ -412,8 +412,8 @@ def _evaluate_risk(
         return {"value": func(matrix, m.alpha).reindex(names), "components": {"z": z}}
 
     b, base_row = _baseline_vector(m, matrix, names, default, qrels_irm, topic_list)
-    delta = matrix.to_numpy() - b.to_numpy()[None, :]
-    x = pd.DataFrame(np.where(delta < 0, (1.0 + m.alpha) * delta, delta), index=names, columns=topic_list)
+    x = risk_weighted_differences(matrix.to_numpy(dtype=float), b.to_numpy(dtype=float)[None, :], m.alpha)
+    x = pd.DataFrame(x, index=names, columns=topic_list)
     if m.NAME == "URisk":
         values = pd.Series({n: urisk(matrix.loc[n], b, m.alpha) for n in names}, dtype=float)
         return {"value": values, "components": {"": x}}

@@ -290,9 +290,8 @@ class _URisk(RiskMeasure):
 
     def runtime_impl(self, qrels: pd.DataFrame, run: pd.DataFrame) -> Iterator[Metric]:
         """Per-topic URisk terms against an external baseline run (their mean is URisk)."""
-        import numpy as np
-
         from ._topics import topic_scores
+        from ._urisk import risk_weighted_differences
 
         baseline = self.baseline
         if (
@@ -307,8 +306,7 @@ class _URisk(RiskMeasure):
             )
         s = topic_scores(self.base, qrels, run, "the evaluated run")
         b = baseline_topic_scores(self.base, baseline, qrels, f"baseline run {self._param_repr(baseline)}")
-        delta = s.to_numpy() - b.to_numpy()
-        terms = np.where(delta < 0, (1.0 + self.alpha) * delta, delta)
+        terms = risk_weighted_differences(s.to_numpy(dtype=float), b.to_numpy(dtype=float), self.alpha)
         for qid, value in zip(s.index, terms, strict=True):
             yield Metric(qid, self, float(value))
 
