@@ -19,8 +19,8 @@ from pathlib import Path
 import lightgbm as lgb
 import numpy as np
 
-from pyterrier_risk._letor import read_letor
-from pyterrier_risk._objective import KINDS, objective
+from pyterrier_risk.data import read_letor
+from pyterrier_risk.learning import KINDS, objective
 
 DATA = Path(os.environ.get("PYTERRIER_RISK_DATA", Path(__file__).resolve().parents[2] / "shared" / "data"))
 

@@ -19,7 +19,7 @@ import pandas as pd
 from ir_measures import AP, nDCG
 
 from pyterrier_risk import UE
-from pyterrier_risk._ue_measure import _dict_of_dict
+from pyterrier_risk.measures._ue import _dict_of_dict
 
 
 def make_data(topics: int, docs: int, seed: int = 0) -> tuple[pd.DataFrame, pd.DataFrame]:

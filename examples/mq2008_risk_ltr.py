@@ -33,7 +33,7 @@ import pandas as pd
 from ir_measures import nDCG
 
 from pyterrier_risk import RiskLambdaMART, georisk, risk_reward, zrisk
-from pyterrier_risk._mq2008 import (
+from pyterrier_risk.data import (
     BM25_FEATURE,
     MQ2008Fold,
     agg_baseline_scores,

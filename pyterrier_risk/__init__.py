@@ -19,70 +19,54 @@ registered measures.
 from __future__ import annotations
 
 import importlib
-from typing import Any
+
+from ._lazy import lazy_exports
 
 __version__ = "0.1.0"
 
-# public name -> private module that defines it
+# public name -> the layer (subpackage) that defines it
 _EXPORTS: dict[str, str] = {
     # numeric core
-    "urisk": "_urisk",
-    "risk_reward": "_urisk",
-    "RiskReward": "_urisk",
-    "trisk": "_trisk",
-    "TRiskResult": "_trisk",
-    "baseline_scores": "_baselines",
-    "zrisk": "_zrisk",
-    "georisk": "_zrisk",
-    "z_scores": "_zrisk",
-    "georisk_curve": "_zrisk",
-    "zrisk_components": "_zrisk",
+    "urisk": "core",
+    "risk_reward": "core",
+    "RiskReward": "core",
+    "trisk": "core",
+    "TRiskResult": "core",
+    "baseline_scores": "core",
+    "zrisk": "core",
+    "georisk": "core",
+    "z_scores": "core",
+    "georisk_curve": "core",
+    "zrisk_components": "core",
     # measure adapters
-    "URisk": "_measures",
-    "TRisk": "_measures",
-    "ZRisk": "_measures",
-    "GeoRisk": "_measures",
-    "parse_measure": "_measures",
-    "TopicPolicyWarning": "_topics",
-    "UE": "_ue_measure",
-    "ue": "_ue",
-    "ue_bounds": "_ue",
+    "URisk": "measures",
+    "TRisk": "measures",
+    "ZRisk": "measures",
+    "GeoRisk": "measures",
+    "parse_measure": "measures",
+    "TopicPolicyWarning": "core",
+    "UE": "measures",
+    "ue": "core",
+    "ue_bounds": "core",
     # experiment integration
-    "Experiment": "_experiment",
+    "Experiment": "experiment",
     # learning
-    "objective": "_objective",
-    "RiskLambdaMART": "_lambdamart",
-    "read_letor": "_letor",
-    "LetorData": "_letor",
+    "objective": "learning",
+    "RiskLambdaMART": "learning",
+    "read_letor": "data",
+    "LetorData": "data",
     # data and reporting
-    "read_run": "_io",
-    "read_qrels": "_io",
-    "write_table": "_report",
-    "plot_risk_gain": "_plots",
-    "plot_helped_hurt": "_plots",
-    "plot_georisk_alpha": "_plots",
-    "plot_topic_tj": "_plots",
+    "read_run": "data",
+    "read_qrels": "data",
+    "write_table": "reporting",
+    "plot_risk_gain": "reporting",
+    "plot_helped_hurt": "reporting",
+    "plot_georisk_alpha": "reporting",
+    "plot_topic_tj": "reporting",
 }
 
 __all__ = ["__version__", *_EXPORTS]
 
 
-def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module 'pyterrier_risk' has no attribute {name!r}")
-    value = getattr(importlib.import_module(f".{module}", __name__), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(__all__))
-
-
-def _register_measures() -> None:
-    for module in ("_measures", "_ue_measure"):
-        importlib.import_module(f".{module}", __name__)
-
-
-_register_measures()
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
+importlib.import_module(".measures", __name__)  # registers the measures with ir_measures

@@ -11,8 +11,8 @@ import pandas as pd
 import pytest
 from conftest import data_path
 
-from pyterrier_risk._cli import main
-from pyterrier_risk._measures import parse_measure
+from pyterrier_risk.cli._main import main
+from pyterrier_risk.measures._risk import parse_measure
 
 GDEVAL_NDCG = "nDCG(gains={-2:0,0:0,1:1,2:3,3:7,4:15})@20"
 WEB_RUNS = ["indri-ql-cata-filtered", "indri-rm-catb", "indri-ql-catb-filtered"]
@@ -240,7 +240,7 @@ def test_python_m_entry_point(small):
     (".hidden", ".hidden"),
 ])
 def test_run_names_drop_only_real_extensions(path, name, tmp_path):
-    from pyterrier_risk._io import read_run, run_name
+    from pyterrier_risk.data._trec import read_run, run_name
 
     assert run_name(path) == name
     if name != ".hidden":  # read_run names a run the same way

@@ -11,9 +11,9 @@ import pandas as pd
 import pytest
 from conftest import data_path
 
-from pyterrier_risk._cli import main
-from pyterrier_risk._demo import candidate_features, topic_folds, with_tail, write_trec_run
-from pyterrier_risk._io import read_run
+from pyterrier_risk.cli._demo import candidate_features, topic_folds, with_tail, write_trec_run
+from pyterrier_risk.cli._main import main
+from pyterrier_risk.data._trec import read_run
 
 
 def test_topic_folds_partition():

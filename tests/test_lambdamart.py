@@ -13,7 +13,7 @@ from conftest import data_path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from pyterrier_risk._lambdamart import KINDS, RiskLambdaMART
+from pyterrier_risk.learning._lambdamart import KINDS, RiskLambdaMART
 
 FAST = {
     "num_leaves": 4,
@@ -449,7 +449,7 @@ def test_progress_bar_while_training(data, capsys):
 
 # ---------------------------------------------------------------------- baselines
 def _column(model, res, qrels):
-    from pyterrier_risk._lambdamart import _baseline_column
+    from pyterrier_risk.learning._lambdamart import _baseline_column
 
     frame, x, _, _ = model._labelled(res, qrels, "training")
     return frame, x, _baseline_column
@@ -542,7 +542,7 @@ def test_transformer_baseline_equals_feature_baseline(data):
 def test_objective_params_and_threads_reach_the_objective(data, monkeypatch):
     import functools
 
-    import pyterrier_risk._objective as module
+    import pyterrier_risk.learning._objective as module
 
     seen = {}
     original = module.objective
@@ -716,7 +716,7 @@ def test_mq2008_fold1_beats_the_bm25_feature():
     import ir_measures
     from ir_measures import nDCG
 
-    from pyterrier_risk._mq2008 import BM25_FEATURE, MQ2008Fold, mq2008_fold
+    from pyterrier_risk.data._mq2008 import BM25_FEATURE, MQ2008Fold, mq2008_fold
 
     fold = mq2008_fold(1, data_path("letor4-mq2008"))
     model = RiskLambdaMART(
@@ -753,7 +753,7 @@ def test_mq2008_fold1_beats_the_bm25_feature():
 
 @pytest.fixture(scope="module")
 def mq2008_fold1():
-    from pyterrier_risk._mq2008 import agg_baseline_scores, mq2008_fold, read_mq2008_agg
+    from pyterrier_risk.data._mq2008 import agg_baseline_scores, mq2008_fold, read_mq2008_agg
 
     fold = mq2008_fold(1, data_path("letor4-mq2008"))
     agg = read_mq2008_agg(data_path("letor4-mq2008-agg"))
@@ -781,7 +781,7 @@ def _below(scores, frame, baseline):
 
 @pytest.mark.realdata
 def test_mq2008_fold1_risk_objectives_through_the_estimator(mq2008_fold1):
-    from pyterrier_risk._mq2008 import BM25_FEATURE
+    from pyterrier_risk.data._mq2008 import BM25_FEATURE
 
     train = mq2008_fold1
     candidates, qrels = train.drop(columns=["label"]), train[["qid", "docno", "label"]]

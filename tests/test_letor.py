@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 from conftest import data_path
 
-from pyterrier_risk._letor import LetorData, read_letor
+from pyterrier_risk.data._letor import LetorData, read_letor
 
 SAMPLE = """\
 # a whole-line comment

@@ -13,8 +13,8 @@ from hypothesis import strategies as st
 from ir_measures import AP, ERR, P, nDCG
 
 import pyterrier_risk as pr
-from pyterrier_risk._measures import RiskMeasure, parse_measure
-from pyterrier_risk._topics import TopicPolicyWarning
+from pyterrier_risk.core._topics import TopicPolicyWarning
+from pyterrier_risk.measures._risk import RiskMeasure, parse_measure
 
 GDEVAL_NDCG = nDCG(gains={-2: 0, 0: 0, 1: 1, 2: 3, 3: 7, 4: 15}) @ 20
 

@@ -11,8 +11,8 @@ from hypothesis import strategies as st
 from paper_tables import TABLE3
 from scipy.stats import norm
 
-from pyterrier_risk import _lambdarank_kernels as K
-from pyterrier_risk._objective import KINDS, objective
+from pyterrier_risk.learning import _kernels as K
+from pyterrier_risk.learning._objective import KINDS, objective
 
 GAIN = 2.0 ** np.arange(31) - 1.0
 PHI = K.normal_cdf_table()

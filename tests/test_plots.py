@@ -4,7 +4,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from pyterrier_risk._plots import (
+from pyterrier_risk.core._trisk import trisk
+from pyterrier_risk.core._zrisk import georisk
+from pyterrier_risk.reporting._plots import (
     georisk_curves,
     helped_hurt_counts,
     plot_georisk_alpha,
@@ -12,8 +14,6 @@ from pyterrier_risk._plots import (
     plot_risk_gain,
     plot_topic_tj,
 )
-from pyterrier_risk._trisk import trisk
-from pyterrier_risk._zrisk import georisk
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 

@@ -1,4 +1,4 @@
-"""Tables as Markdown, LaTeX and CSV (pyterrier_risk._report.write_table)."""
+"""Tables as Markdown, LaTeX and CSV (pyterrier_risk.reporting._tables.write_table)."""
 
 import io
 
@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from pyterrier_risk._report import format_cell, latex_escape, write_table
+from pyterrier_risk.reporting._tables import format_cell, latex_escape, write_table
 
 
 @pytest.fixture

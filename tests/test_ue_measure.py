@@ -237,7 +237,8 @@ def test_measure_module_constants_match_the_numeric_core_and_import_stays_light(
     import subprocess
     import sys
 
-    from pyterrier_risk import _ue, _ue_measure
+    from pyterrier_risk.core import _ue as _ue
+    from pyterrier_risk.measures import _ue as _ue_measure
 
     assert (_ue_measure.BASES, _ue_measure.VARIANTS, _ue_measure.REB_MODES) == (
         _ue.BASES,
@@ -245,7 +246,7 @@ def test_measure_module_constants_match_the_numeric_core_and_import_stays_light(
         _ue.REB_MODES,
     )
     # the measure is imported by `import pyterrier_risk`; the numeric core (numpy, pandas) loads on first use
-    code = "import sys, pyterrier_risk._ue_measure; print('pyterrier_risk._ue' in sys.modules)"
+    code = "import sys, pyterrier_risk.measures._ue; print('pyterrier_risk.core._ue' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.split() == ["False"]
 
@@ -281,7 +282,7 @@ def test_any_run_scores_within_the_variant_ranges(labels, retrieved, base, pool)
 
 def test_unquoted_nested_base_parses_with_the_package_parser():
     # stock ir_measures only takes literal values (so the base is quoted); `import pyterrier_risk`
-    # extends its parser (pyterrier_risk._measures) with nested measures given by keyword
+    # extends its parser (pyterrier_risk.measures._risk) with nested measures given by keyword
     assert ir_measures.parse_measure("UE(base=nDCG@10)") == UE(nDCG@10)
     m = ir_measures.parse_measure("UE(base=nDCG(gains={0:0,1:1,2:3}), variant='V2')@10")
     assert m == UE(nDCG(gains={0: 0, 1: 1, 2: 3})@10, variant="V2")

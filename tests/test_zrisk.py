@@ -9,7 +9,7 @@ from paper_tables import TABLE3
 from scipy.stats import norm
 
 from pyterrier_risk import georisk, z_scores, zrisk
-from pyterrier_risk._zrisk import georisk_curve, zrisk_components
+from pyterrier_risk.core._zrisk import georisk_curve, zrisk_components
 
 # Table 3 margins as printed: row totals S_i, column totals T_j and grand total N.
 TABLE3_S = [1.5000, 1.5000, 1.5000, 1.2500, 1.5000, 1.5000, 1.4009, 1.5738]
@@ -114,7 +114,7 @@ def test_fast_path_equals_direct_transcription_on_random_data():
 
 
 def test_blocking_does_not_change_the_result(monkeypatch):
-    import pyterrier_risk._zrisk as module
+    import pyterrier_risk.core._zrisk as module
 
     rng = np.random.default_rng(3)
     x = rng.random((50, 40))
@@ -214,7 +214,7 @@ def test_bad_alpha(func):
 
 
 def test_tiny_mass_path_agrees_with_the_fast_path(monkeypatch):
-    import pyterrier_risk._zrisk as module
+    import pyterrier_risk.core._zrisk as module
 
     rng = np.random.default_rng(11)
     x = rng.random((23, 17))

@@ -104,7 +104,7 @@ def read_run(
     Args:
         path: the run file.
         qrels: optional qrels DataFrame (``qid`` column); when given, results for topics absent from
-            the qrels are dropped, and a :class:`~pyterrier_risk._topics.TopicPolicyWarning` gives
+            the qrels are dropped, and a :class:`~pyterrier_risk.TopicPolicyWarning` gives
             the count of dropped topics and of qrels topics without results (those score 0 when
             evaluated).
         name: value of the ``name`` column (default: :func:`run_name`, the file name without its
@@ -163,7 +163,7 @@ def read_run(
         }
     )
     if qrels is not None:
-        from ._topics import qrels_topics, warn_extra, warn_missing
+        from ..core._topics import qrels_topics, warn_extra, warn_missing
 
         topics = qrels_topics(qrels["qid"])
         topic_set = set(topics)

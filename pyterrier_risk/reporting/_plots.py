@@ -247,7 +247,7 @@ def georisk_curves(matrix: pd.DataFrame, alphas: Sequence[float] = DEFAULT_ALPHA
     Returns:
         A DataFrame indexed by α with one column per system.
     """
-    from ._zrisk import georisk_curve
+    from ..core._zrisk import georisk_curve
 
     if not isinstance(matrix, pd.DataFrame):
         matrix = pd.DataFrame(np.asarray(matrix, dtype=float))

@@ -161,7 +161,7 @@ class _UE(Measure):
         import numpy as np
         import pandas as pd
 
-        from ._ue import ue
+        from ..core._ue import ue
 
         self.validate_params()
         base = self.base_measure()
@@ -206,7 +206,7 @@ def _bounds_for(
     import numpy as np
     import pandas as pd
 
-    from ._ue import _normalise, _pool_bounds
+    from ..core._ue import _normalise, _pool_bounds
 
     name = base.NAME
     cutoff = base.params.get("cutoff")

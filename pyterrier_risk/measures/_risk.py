@@ -290,8 +290,8 @@ class _URisk(RiskMeasure):
 
     def runtime_impl(self, qrels: pd.DataFrame, run: pd.DataFrame) -> Iterator[Metric]:
         """Per-topic URisk terms against an external baseline run (their mean is URisk)."""
+        from ..core._urisk import risk_weighted_differences
         from ._topics import topic_scores
-        from ._urisk import risk_weighted_differences
 
         baseline = self.baseline
         if (
@@ -313,7 +313,7 @@ class _URisk(RiskMeasure):
 
 @functools.lru_cache(maxsize=8)
 def _read_run_cached(path: str, mtime: float) -> pd.DataFrame:
-    from ._io import read_run
+    from ..data._trec import read_run
 
     return read_run(path)
 

@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from ._io import ensure_writable_dir, read_run, run_name
+from ..data._trec import ensure_writable_dir, read_run, run_name
 
 EXIT_USAGE = 2
 _PROG = "pyterrier-risk"
@@ -30,7 +30,7 @@ class CLIError(Exception):
 
 
 def _parser() -> argparse.ArgumentParser:
-    from . import __version__
+    from .. import __version__
     from ._demo import DEFAULT_ALPHAS, DEFAULT_DATASET
 
     parser = argparse.ArgumentParser(
@@ -87,7 +87,7 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _load_qrels(spec: str) -> Any:
-    from ._io import read_qrels
+    from ..data._trec import read_qrels
 
     try:
         qrels = read_qrels(spec)
@@ -134,7 +134,7 @@ def _load_runs(paths: Sequence[str], qrels: Any, drop_extra: bool) -> dict[str, 
 
 def _parse_measures(texts: Sequence[str] | None) -> tuple[list[Any], list[Any]]:
     """The ``--measure`` values split into base measures and risk measures given in full."""
-    from ._measures import RiskMeasure, parse_measure
+    from ..measures._risk import RiskMeasure, parse_measure
 
     bases, given_risk = [], []
     for text in texts or ["nDCG@20"]:
@@ -152,7 +152,7 @@ def _parse_measures(texts: Sequence[str] | None) -> tuple[list[Any], list[Any]]:
 
 def _risk_measures(bases: Sequence[Any], alphas: Sequence[float], baseline: str | None,
                    aggregates: Sequence[str], n_runs: int, zrisk: bool) -> list[Any]:
-    from ._measures import GeoRisk, TRisk, URisk, ZRisk
+    from ..measures._risk import GeoRisk, TRisk, URisk, ZRisk
 
     out: list[Any] = []
     for base in bases:
@@ -169,7 +169,7 @@ def _risk_measures(bases: Sequence[Any], alphas: Sequence[float], baseline: str 
 def _evaluate(args: argparse.Namespace) -> int:
     import pandas as pd
 
-    from ._experiment import Experiment
+    from ..experiment._experiment import Experiment
 
     alphas = list(dict.fromkeys(float(a) for a in args.alpha))
     if any(a < 0 for a in alphas):
@@ -221,7 +221,7 @@ def _evaluate(args: argparse.Namespace) -> int:
 
 
 def _write(table: Any, args: argparse.Namespace) -> str:
-    from ._report import write_table
+    from ..reporting._tables import write_table
 
     try:
         return write_table(table, args.output, format=args.format, floatfmt=f".{args.round}f")
@@ -243,10 +243,10 @@ def _eval_plots(runs: dict[str, Any], qrels: Any, measure: Any, baseline: str | 
 
     import pandas as pd
 
-    from ._plots import plot_georisk_alpha, plot_helped_hurt, plot_risk_gain, plot_topic_tj
-    from ._topics import topic_matrix
-    from ._trisk import trisk
-    from ._urisk import risk_reward
+    from ..core._trisk import trisk
+    from ..core._urisk import risk_reward
+    from ..measures._topics import topic_matrix
+    from ..reporting._plots import plot_georisk_alpha, plot_helped_hurt, plot_risk_gain, plot_topic_tj
 
     qids = sorted(set(qrels["qid"]), key=lambda q: (len(q), q))
     matrix = topic_matrix(runs, qrels, measure, qids)

@@ -263,7 +263,7 @@ def cross_validated_rerank(cand: pd.DataFrame, qrels: pd.DataFrame, alphas: Sequ
     Returns:
         α -> result frame over all topics (each topic scored by a model that did not see it).
     """
-    from ._lambdamart import RiskLambdaMART
+    from ..learning._lambdamart import RiskLambdaMART
 
     parts = topic_folds(cand["qid"].unique(), folds, seed)
     qrels = qrels.assign(label=qrels["label"].clip(lower=0))
@@ -297,7 +297,7 @@ def write_trec_run(res: pd.DataFrame, path: Path, tag: str) -> None:
 
 
 def _ensure_writable(out: Path) -> None:
-    from ._io import ensure_writable_dir
+    from ..data._trec import ensure_writable_dir
 
     try:
         ensure_writable_dir(out)
@@ -398,7 +398,7 @@ def run_demo(dataset: str = DEFAULT_DATASET, out: str | os.PathLike = "pyterrier
 def _ue_measures(measure: Any) -> list[Any]:
     """UE-normalised ``measure`` (V1, V2) over the run's pool when the UE measure is installed."""
     try:
-        from ._ue_measure import UE
+        from ..measures._ue import UE
     except ImportError:  # the UE measure is optional for the demo
         return []
     # pool='run': Vaswani's qrels list only relevant documents, so a qrels pool would be degenerate
@@ -428,8 +428,8 @@ def evaluate_study(results: dict[str, pd.DataFrame], topics: pd.DataFrame, qrels
     """
     from ir_measures import AP, P, nDCG
 
-    from ._experiment import Experiment
-    from ._measures import GeoRisk, TRisk, URisk, ZRisk
+    from ..experiment._experiment import Experiment
+    from ..measures._risk import GeoRisk, TRisk, URisk, ZRisk
 
     measure = nDCG @ 10 if measure is None else measure
     plain = [measure, AP @ 100, P @ 10, *_ue_measures(measure)]
@@ -492,10 +492,10 @@ def write_report(*, out: Path, dataset: str, topics: pd.DataFrame, qrels: pd.Dat
     Returns:
         A :class:`DemoResult` (``seconds`` left at 0).
     """
-    from ._plots import plot_georisk_alpha, plot_helped_hurt, plot_risk_gain, plot_topic_tj
-    from ._report import markdown_section, write_table
-    from ._trisk import trisk
-    from ._urisk import risk_reward
+    from ..core._trisk import trisk
+    from ..core._urisk import risk_reward
+    from ..reporting._plots import plot_georisk_alpha, plot_helped_hurt, plot_risk_gain, plot_topic_tj
+    from ..reporting._tables import markdown_section, write_table
 
     ev = evaluate_study(results, topics, qrels, baseline, alphas)
     averages, matrix, primary, risk_m = ev["averages"], ev["matrix"], ev["measure"], ev["risk"]

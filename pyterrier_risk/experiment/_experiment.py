@@ -25,7 +25,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ._measures import (
+from ..core._topics import qrels_topics, warn_extra, warn_missing
+from ..measures._risk import (
     _RISK_NAMES,
     AGGREGATE_BASELINES,
     RiskMeasure,
@@ -33,7 +34,6 @@ from ._measures import (
     baseline_topic_scores,
     parse_measure,
 )
-from ._topics import qrels_topics, warn_extra, warn_missing
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -361,7 +361,7 @@ def _baseline_vector(
     topic_list: list[str],
 ) -> tuple[pd.Series, int | None]:
     """Per-topic baseline scores of a URisk/TRisk measure, and the row index if it is a system."""
-    from ._baselines import baseline_scores
+    from ..core._baselines import baseline_scores
 
     ref = m.baseline
     if ref is None:
@@ -400,9 +400,9 @@ def _evaluate_risk(
     """Aggregate value(s) and per-topic components of one risk measure for every system."""
     import pandas as pd
 
-    from ._trisk import trisk
-    from ._urisk import risk_weighted_differences, urisk
-    from ._zrisk import georisk, z_scores, zrisk
+    from ..core._trisk import trisk
+    from ..core._urisk import risk_weighted_differences, urisk
+    from ..core._zrisk import georisk, z_scores, zrisk
 
     if not m.USES_BASELINE:
         if len(names) < 2:

@@ -47,7 +47,7 @@ _PARALLEL_MIN_ROWS = 50_000
 @functools.lru_cache(maxsize=8)
 def _sigmoid_table(sigmoid: float) -> tuple[np.ndarray, float, float, float]:
     """LightGBM's logistic lookup table, built once per process and sigmoid (2^20 exp calls)."""
-    from . import _lambdarank_kernels as K
+    from . import _kernels as K
 
     table, lo, hi, factor = K.sigmoid_table(sigmoid)
     table.setflags(write=False)
@@ -56,7 +56,7 @@ def _sigmoid_table(sigmoid: float) -> tuple[np.ndarray, float, float, float]:
 
 @functools.lru_cache(maxsize=1)
 def _phi_table() -> np.ndarray:
-    from . import _lambdarank_kernels as K
+    from . import _kernels as K
 
     table = K.normal_cdf_table()
     table.setflags(write=False)
@@ -224,7 +224,7 @@ class RiskObjective:
 
     # ------------------------------------------------------------------ binding to the data
     def _bind(self, labels: np.ndarray, group: Any) -> dict[str, Any]:
-        from . import _lambdarank_kernels as K
+        from . import _kernels as K
 
         if group is None:
             raise ValueError("a ranking objective needs query groups (Dataset(group=...) / fit(group=...))")
@@ -352,7 +352,7 @@ class RiskObjective:
     def _gradients(
         self, preds: np.ndarray, labels: np.ndarray, group: Any, weight: Any
     ) -> tuple[np.ndarray, np.ndarray]:
-        from . import _lambdarank_kernels as K
+        from . import _kernels as K
 
         new_run = self.round_ > 0 and not preds.any()
         if new_run:
@@ -430,7 +430,7 @@ class RiskObjective:
         self, mm: np.ndarray, mb: np.ndarray, active: np.ndarray
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """Totals and z summands of the GeoRisk matrix (baselines + model) for the kernels' ΔM′."""
-        from . import _lambdarank_kernels as K
+        from . import _kernels as K
 
         nq = len(mm)
         cols = np.flatnonzero(active)

@@ -1,0 +1,34 @@
+"""Numeric core: arrays in, arrays out (numpy, scipy, pandas only).
+
+URisk (Wang et al. 2012), TRisk (Dinçer et al. SIGIR 2014), unbiased baselines (Dinçer et al.
+ECIR 2014), ZRisk/GeoRisk (Dinçer et al. SIGIR 2016), UE normalisation (Feng & Karmaker Santu),
+the input checks shared by every layer (:mod:`.validate`) and the topic policy (:mod:`.topics`).
+This layer imports no PyTerrier, ir_measures, LightGBM or numba.
+"""
+
+from __future__ import annotations
+
+from .._lazy import lazy_exports
+
+_EXPORTS = {
+    "BASELINE_KINDS": "_baselines",
+    "baseline_scores": "_baselines",
+    "TopicPolicyWarning": "_topics",
+    "TRiskResult": "_trisk",
+    "jackknife_se": "_trisk",
+    "trisk": "_trisk",
+    "UEBounds": "_ue",
+    "ue": "_ue",
+    "ue_bounds": "_ue",
+    "RiskReward": "_urisk",
+    "risk_reward": "_urisk",
+    "risk_weighted_differences": "_urisk",
+    "urisk": "_urisk",
+    "georisk": "_zrisk",
+    "georisk_curve": "_zrisk",
+    "z_scores": "_zrisk",
+    "zrisk": "_zrisk",
+    "zrisk_components": "_zrisk",
+}
+__all__ = list(_EXPORTS)
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

@@ -1,0 +1,26 @@
+"""Data readers: TREC runs and qrels, LETOR files, LETOR 4.0 MQ2008 and MQ2008-agg.
+
+Readers check their input line by line and raise a ``ValueError`` naming the file and line.
+"""
+
+from __future__ import annotations
+
+from .._lazy import lazy_exports
+
+_EXPORTS = {
+    "LetorData": "_letor",
+    "read_letor": "_letor",
+    "BM25_FEATURE": "_mq2008",
+    "MQ2008_FOLDS": "_mq2008",
+    "N_SYSTEMS": "_mq2008",
+    "MQ2008Fold": "_mq2008",
+    "agg_baseline_scores": "_mq2008",
+    "mq2008_fold": "_mq2008",
+    "read_mq2008_agg": "_mq2008",
+    "read_mq2008_part": "_mq2008",
+    "system_runs": "_mq2008",
+    "read_qrels": "_trec",
+    "read_run": "_trec",
+}
+__all__ = list(_EXPORTS)
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

@@ -1,0 +1,11 @@
+"""Experiment integration: :func:`Experiment`, ``pt.Experiment`` plus risk measures."""
+
+from __future__ import annotations
+
+from .._lazy import lazy_exports
+
+_EXPORTS = {
+    "Experiment": "_experiment",
+}
+__all__ = list(_EXPORTS)
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

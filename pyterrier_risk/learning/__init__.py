@@ -1,0 +1,17 @@
+"""Risk-sensitive LambdaMART: LightGBM objectives (:func:`objective`) and :class:`RiskLambdaMART`.
+
+``objective`` needs LightGBM and numba only when called; ``RiskLambdaMART`` imports PyTerrier.
+"""
+
+from __future__ import annotations
+
+from .._lazy import lazy_exports
+
+_EXPORTS = {
+    "objective": "_objective",
+    "RiskObjective": "_objective",
+    "KINDS": "_objective",
+    "RiskLambdaMART": "_lambdamart",
+}
+__all__ = list(_EXPORTS)
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

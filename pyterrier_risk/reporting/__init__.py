@@ -1,0 +1,18 @@
+"""Reporting: tables (markdown, LaTeX, CSV) and the papers' plots (matplotlib, imported lazily)."""
+
+from __future__ import annotations
+
+from .._lazy import lazy_exports
+
+_EXPORTS = {
+    "georisk_curves": "_plots",
+    "helped_hurt_counts": "_plots",
+    "plot_georisk_alpha": "_plots",
+    "plot_helped_hurt": "_plots",
+    "plot_risk_gain": "_plots",
+    "plot_topic_tj": "_plots",
+    "render_table": "_tables",
+    "write_table": "_tables",
+}
+__all__ = list(_EXPORTS)
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
