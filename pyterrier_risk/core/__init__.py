@@ -2,6 +2,8 @@
 
 URisk (Wang et al. 2012), TRisk (Dinçer et al. SIGIR 2014), unbiased baselines (Dinçer et al.
 ECIR 2014), ZRisk/GeoRisk (Dinçer et al. SIGIR 2016), UE normalisation (Feng & Karmaker Santu),
+significance tests (a randomization test of URisk, per-topic p-values, all-pairs comparisons,
+multiple-testing corrections),
 the input checks shared by every layer (:mod:`.validate`) and the topic policy (:mod:`.topics`).
 This layer imports no PyTerrier, ir_measures, LightGBM or numba.
 """
@@ -24,6 +26,12 @@ _EXPORTS = {
     "risk_reward": "_urisk",
     "risk_weighted_differences": "_urisk",
     "urisk": "_urisk",
+    "CORRECTION_METHODS": "_significance",
+    "RandomizationResult": "_significance",
+    "adjust_p_values": "_significance",
+    "compare_systems": "_significance",
+    "randomization_test": "_significance",
+    "topic_p_values": "_significance",
     "georisk": "_zrisk",
     "georisk_curve": "_zrisk",
     "z_scores": "_zrisk",
