@@ -119,3 +119,236 @@ def test_csv_round_trip_and_markdown_shape_property(rows):
     assert all(line.replace(r"\|", "").count("|") == 4 for line in md)
     tex = write_table(df, None, "latex")
     assert tex.count(r" \\") == 1 + len(df)
+
+
+# -- paper-ready options: bold, significance marks, compact layouts ---------------------------------------
+
+from pyterrier_risk import parse_measure, tidy_results  # noqa: E402
+from pyterrier_risk.reporting import short_labels  # noqa: E402
+
+SYSTEMS = ["BM25", "DPH", "QLD", "PL2"]
+
+
+@pytest.fixture
+def results() -> pd.DataFrame:
+    """A wide table named as pyterrier_risk.Experiment names its columns (BM25 = the baseline)."""
+    rng = np.random.default_rng(7)
+    df = pd.DataFrame({"name": SYSTEMS, "nDCG@20": [0.40, 0.43, 0.38, 0.43], "AP": rng.uniform(0.1, 0.3, 4)})
+    df["nDCG@20 +"] = [np.nan, 20, 14, 25]
+    df["nDCG@20 -"] = [np.nan, 12, 30, 12]
+    df["nDCG@20 p-value"] = [np.nan, 0.01, 0.2, 0.04]
+    df["nDCG@20 p-value corrected"] = [np.nan, 0.03, 0.6, 0.12]
+    for alpha, shift in ((1, 0.0), (5, -0.05)):
+        df[f"URisk(nDCG@20,alpha={alpha})"] = [0.0, 0.02 + shift, -0.03 + shift, 0.01 + shift]
+        df[f"TRisk(nDCG@20,alpha={alpha})"] = [np.nan, 2.5 + 10 * shift, -1.5 + 10 * shift, 0.9 + 10 * shift]
+        df[f"TRisk(nDCG@20,alpha={alpha}) p-value"] = [np.nan, 0.015, 0.14 - shift, 0.37 + shift]
+    df["ZRisk(nDCG@20,alpha=5)"] = [-1.0, 2.0, -3.0, 2.0]
+    df["Losses"] = [0, 12, 30, 11]
+    return df
+
+
+def _md_cells(text: str) -> list[list[str]]:
+    """The body cells of a markdown table (first table in ``text``)."""
+    lines = [line for line in text.splitlines() if line.startswith("| ")][2:]
+    return [[c.strip() for c in line.replace(r"\|", "\0").strip("|").split("|")] for line in lines]
+
+
+def _column(text: str, header: str) -> list[str]:
+    head = [c.strip() for c in text.splitlines()[0].strip("|").split("|")]
+    j = head.index(header)
+    return [row[j] for row in _md_cells(text)]
+
+
+def test_bold_marks_the_best_value_of_each_column(results):
+    text = write_table(results, bold=True)
+    for column in ["nDCG@20", "AP", "ZRisk(nDCG@20,alpha=5)"]:
+        cells = _column(text, column)
+        best = results[column].round(4) == results[column].round(4).max()
+        assert [c.startswith("**") for c in cells] == best.tolist(), column
+    assert sum(c.startswith("**") for c in _column(text, "nDCG@20")) == 2  # a tie: both bold
+    # lower is better: the default set (Losses) and the loss counts "X -"
+    assert [c.startswith("**") for c in _column(text, "Losses")] == [True, False, False, False]
+    assert [c.startswith("**") for c in _column(text, "nDCG@20 -")] == [False, True, False, True]
+    # p-values are never bold; the baseline's URisk of 0 against itself (no p-value) does not compete
+    p_cells = _column(text, "nDCG@20 p-value") + _column(text, "nDCG@20 p-value corrected")
+    assert not any("**" in c for c in p_cells)
+    urisk = _column(text, "URisk(nDCG@20,alpha=1)")
+    assert urisk[0] == "0.0000" and urisk[1] == "**0.0200**"
+    assert "Best value per column in bold; lower is better for nDCG@20 -, Losses." in text
+
+
+def test_bold_options(results):
+    text = write_table(results, bold=["AP", "Losses"], lower_is_better=["AP"])
+    lowest = results["AP"] == results["AP"].min()
+    assert [c.startswith("**") for c in _column(text, "AP")] == lowest.tolist()
+    assert [c.startswith("**") for c in _column(text, "Losses")] == [False, False, True, False]  # now higher
+    assert not any("**" in c for c in _column(text, "nDCG@20"))
+    with pytest.raises(ValueError, match=r"bold: the table has no column\(s\) \['MAP'\]"):
+        write_table(results, bold=["MAP"])
+
+
+def test_significance_marks_follow_the_p_values(results):
+    text = write_table(results, significance=True, level=0.05)
+    # an ordinary measure uses its corrected p-value when there is one
+    expected = (results["nDCG@20 p-value corrected"] <= 0.05).tolist()
+    assert [c.endswith("†") for c in _column(text, "nDCG@20")] == expected == [False, True, False, False]
+    for alpha in (1, 5):
+        p = results[f"TRisk(nDCG@20,alpha={alpha}) p-value"] <= 0.05
+        assert [c.endswith("†") for c in _column(text, f"TRisk(nDCG@20,alpha={alpha})")] == p.tolist()
+        # URisk is marked by the TRisk t-test of the same base, alpha and baseline
+        assert [c.endswith("†") for c in _column(text, f"URisk(nDCG@20,alpha={alpha})")] == p.tolist()
+    assert not any(c.endswith("†") for c in _column(text, "ZRisk(nDCG@20,alpha=5)") + _column(text, "AP"))
+    assert "† significantly different from the baseline (p ≤ 0.05;" in text
+    assert "measures: corrected p-values; risk measures: uncorrected" in text
+    loose = write_table(results, significance=True, level=0.2)
+    assert [c.endswith("†") for c in _column(loose, "TRisk(nDCG@20,alpha=1)")] == [False, True, True, False]
+
+
+def test_significance_mapping_test_and_correction_names(results):
+    results = results.assign(**{"AP p": [np.nan, 0.5, 0.001, 0.01]})
+    text = write_table(results, significance={"AP": "AP p"}, test="randomization test", correction="Holm",
+                       marker="*")
+    assert [c.endswith(r"\*") for c in _column(text, "AP")] == [False, False, True, True]
+    assert not any(c.endswith(r"\*") for c in _column(text, "nDCG@20"))
+    assert r"\* significantly different from the baseline (p ≤ 0.05; randomization test; Holm correction)" \
+        in text
+    with pytest.raises(ValueError, match="significance: the table has no column"):
+        write_table(results, significance={"AP": "AP q"})
+
+
+def test_latex_paper_table(results):
+    text = write_table(results, None, "latex", bold=True, significance=True, caption="Risk on TREC-7 (50%).",
+                       label="tab:risk", test="paired t-test", correction="Bonferroni")
+    assert text.startswith("\\begin{table}\n\\centering\n\\caption{Risk on TREC-7 (50\\%). $^{\\dagger}$")
+    assert "$p \\le 0.05$; paired t-test; measures: Bonferroni correction; risk measures: uncorrected" in text
+    assert "\\label{tab:risk}" in text and text.rstrip().endswith("\\end{table}")
+    assert text.index("\\caption") < text.index("\\begin{tabular}")  # caption above the table
+    body = [line for line in text.splitlines() if line.endswith(r" \\")]
+    assert len(body) == 1 + len(results)
+    assert all(line.count(" & ") == results.shape[1] - 1 for line in body)
+    md = write_table(results, bold=True, significance=True)
+    assert text.count("\\textbf{") == md.count("**") // 2
+    assert text.count("$^{\\dagger}$") == md.count("†")  # the cells and the legend
+
+
+def test_markdown_caption_and_plain_tables_unchanged(results):
+    plain = write_table(results)
+    assert "**" not in plain and "†" not in plain and "Table:" not in plain
+    assert len(plain.splitlines()) == 2 + len(results)
+    styled = write_table(results, bold=True, significance=True, caption="TREC-7.")
+    assert styled.startswith(plain.splitlines()[0][:6])
+    assert "\n\nTable: TREC-7. † significantly" in styled
+    rows = [line for line in styled.splitlines() if line.startswith("| ")]
+    assert len(rows) == 2 + len(results)
+    assert all(line.count("|") == results.shape[1] + 1 for line in rows)
+
+
+def test_short_labels_share_numbers_by_base_and_alpha():
+    columns = ["name", "nDCG@20", "URisk(nDCG@20,alpha=1)", "TRisk(nDCG@20,alpha=1)",
+               "TRisk(nDCG@20,alpha=1) p-value", "URisk(nDCG@20,alpha=5)", "TRisk(nDCG@20,alpha=5)",
+               "ZRisk(nDCG@20,alpha=5)", "GeoRisk(nDCG@20,alpha=5)", "nDCG(judged_only=True)@20"]
+    rename, legend = short_labels(columns)
+    assert rename == {"URisk(nDCG@20,alpha=1)": "U1", "TRisk(nDCG@20,alpha=1)": "T1",
+                      "TRisk(nDCG@20,alpha=1) p-value": "T1 p", "URisk(nDCG@20,alpha=5)": "U2",
+                      "TRisk(nDCG@20,alpha=5)": "T2", "ZRisk(nDCG@20,alpha=5)": "Z2",
+                      "GeoRisk(nDCG@20,alpha=5)": "G2", "nDCG(judged_only=True)@20": "M1"}
+    assert legend[0] == ("U1", "URisk(nDCG@20,alpha=1)") and ("M1", "nDCG(judged_only=True)@20") in legend
+    # the full names are measures again
+    assert all(repr(parse_measure(full)) == full for _, full in legend)
+    # two baselines at one alpha: U1a, U1b; a clash with an existing column gets a prime
+    rename, _ = short_labels(["URisk(AP,alpha=1,baseline='BM25')", "URisk(AP,alpha=1,baseline='mean')",
+                              "U1b"])
+    assert rename == {"URisk(AP,alpha=1,baseline='BM25')": "U1a", "URisk(AP,alpha=1,baseline='mean')": "U1b'"}
+
+
+def test_short_labels_in_the_table_with_their_legend(results):
+    text = write_table(results, short_labels=True)
+    header = [c.strip() for c in text.splitlines()[0].strip("|").split("|")]
+    assert header[:3] == ["name", "nDCG@20", "AP"] and "U1" in header and "T2 p" in header and "Z2" in header
+    assert "- U1: `URisk(nDCG@20,alpha=1)`" in text and "- T2: `TRisk(nDCG@20,alpha=5)`" in text
+    assert _column(text, "T2") == _column(write_table(results), "TRisk(nDCG@20,alpha=5)")
+    tex = write_table(results, None, "latex", short_labels=True)
+    assert r"U1: \texttt{URisk(nDCG@20,alpha=1)}" in tex and tex.startswith("\\begin{table}")
+
+
+def test_tidy_results_round_trips_a_long_table():
+    # build the wide table from a known long one, then melt it back
+    rng = np.random.default_rng(3)
+    rows = []
+    for name in SYSTEMS:
+        for base, mean in (("nDCG@20", rng.uniform()), ("AP", rng.uniform())):
+            for alpha in (0.0, 1.0, 5.0):
+                rows.append({"name": name, "measure": base, "alpha": alpha, "value": mean,
+                             "URisk": rng.normal(), "TRisk": rng.normal(), "TRisk p-value": rng.uniform()})
+    long = pd.DataFrame(rows)
+    wide = pd.DataFrame({"name": SYSTEMS})
+    for base in ("nDCG@20", "AP"):
+        part = long[long["measure"] == base]
+        wide[base] = part.groupby("name", sort=False)["value"].first().to_numpy()
+        for alpha in (0.0, 1.0, 5.0):
+            sel = part[part["alpha"] == alpha].set_index("name").loc[SYSTEMS]
+            for family in ("URisk", "TRisk"):
+                wide[f"{family}({base},alpha={alpha:g})"] = sel[family].to_numpy()
+            wide[f"TRisk({base},alpha={alpha:g}) p-value"] = sel["TRisk p-value"].to_numpy()
+    wide["mrt"] = [1.0, 2.0, 3.0, 4.0]
+    got = tidy_results(wide)
+    expected = long.assign(mrt=np.repeat(wide["mrt"].to_numpy(), 6))
+    pd.testing.assert_frame_equal(got, expected)
+    # the same table as CSV in the long layout
+    back = pd.read_csv(io.StringIO(write_table(wide, None, "csv", layout="long")))
+    pd.testing.assert_frame_equal(back, expected)
+
+
+def test_tidy_results_labels_varying_parameters_and_plain_measures(results):
+    wide = results[["name", "AP", "URisk(nDCG@20,alpha=1)"]].assign(
+        **{"URisk(nDCG@20,alpha=1,baseline='mean')": [0.1, 0.2, 0.3, 0.4]})
+    got = tidy_results(wide)
+    assert list(got.columns) == ["name", "measure", "alpha", "value", "URisk", "URisk(baseline='mean')"]
+    assert len(got) == 2 * len(SYSTEMS)  # AP (no alpha) and nDCG@20 at alpha 1
+    ap = got[got["measure"] == "AP"]
+    assert ap["alpha"].isna().all() and ap["value"].tolist() == results["AP"].tolist()
+    ndcg = got[got["measure"] == "nDCG@20"]
+    assert ndcg["value"].isna().all()  # nDCG@20 itself is not in this table
+    assert ndcg["URisk(baseline='mean')"].tolist() == [0.1, 0.2, 0.3, 0.4]
+    with pytest.raises(TypeError, match="DataFrame"):
+        tidy_results([1, 2])
+
+
+def test_long_layout_keeps_bold_and_marks_per_measure_and_alpha(results):
+    text = write_table(results, layout="long", bold=True, significance=True)
+    cells = _md_cells(text)
+    head = [c.strip() for c in text.splitlines()[0].strip("|").split("|")]
+    assert head[:4] == ["name", "measure", "alpha", "value"] and "TRisk p-value" in head
+    assert len(cells) == len(SYSTEMS) * 3  # nDCG@20 at alpha 1 and 5, AP without alpha
+    trisk = {(r[0], r[2]): r[head.index("TRisk")] for r in cells if r[1] == "nDCG@20"}
+    wide = write_table(results, bold=True, significance=True)
+    for alpha in ("1", "5"):
+        assert [trisk[(s, alpha)] for s in SYSTEMS] == _column(wide, f"TRisk(nDCG@20,alpha={alpha})")
+    assert "Best value per measure, α and column in bold; lower is better for value -, Losses." in text
+
+
+def test_transposed_layout(results):
+    text = write_table(results, layout="transposed", bold=True)
+    head = [c.strip() for c in text.splitlines()[0].strip("|").split("|")]
+    assert head == ["measure", *SYSTEMS]
+    rows = {r[0]: r[1:] for r in _md_cells(text)}
+    assert list(rows) == [c for c in results.columns if c != "name"]
+    assert rows["AP"] == [f"**{v:.4f}**" if v == results["AP"].max() else f"{v:.4f}" for v in results["AP"]]
+    back = pd.read_csv(io.StringIO(write_table(results, None, "csv", layout="transposed")), index_col=0)
+    np.testing.assert_allclose(back.loc["AP"].to_numpy(dtype=float), results["AP"].to_numpy())
+    # without a name column the index names the systems
+    head = write_table(results.set_index("name")[["AP"]], layout="transposed").splitlines()[0]
+    assert [c.strip() for c in head.strip("|").split("|")] == ["measure", *SYSTEMS]
+
+
+@pytest.mark.parametrize(("kwargs", "match"), [
+    ({"layout": "wider"}, "unknown table layout 'wider'"),
+    ({"level": 0}, "level must be a number in"),
+    ({"level": True}, "level must be a number in"),
+    ({"marker": ""}, "marker must be a non-empty string"),
+])
+def test_bad_style_options(results, kwargs, match):
+    with pytest.raises(ValueError, match=match):
+        write_table(results, **kwargs)
+    with pytest.raises(ValueError, match=match):
+        write_table(results, None, "csv", **kwargs)

@@ -1,4 +1,8 @@
-"""Reporting: tables (markdown, LaTeX, CSV) and the papers' plots (matplotlib, imported lazily)."""
+"""Reporting: tables (markdown, LaTeX, CSV) and the papers' plots (matplotlib, imported lazily).
+
+Tables have paper-ready options (bold best values, significance marks, caption and label) and compact
+layouts (short labels with a legend, long/tidy, transposed).
+"""
 
 from __future__ import annotations
 
@@ -13,6 +17,11 @@ _EXPORTS = {
     "plot_topic_tj": "_plots",
     "render_table": "_tables",
     "write_table": "_tables",
+    "DEFAULT_LOWER_IS_BETTER": "_styling",
+    "TableStyle": "_styling",
+    "column_info": "_layout",
+    "short_labels": "_layout",
+    "tidy_results": "_layout",
 }
 __all__ = list(_EXPORTS)
 __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

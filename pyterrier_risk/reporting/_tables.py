@@ -11,10 +11,12 @@ from __future__ import annotations
 import math
 import numbers
 import os
-from collections.abc import Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
 import pandas as pd
+
+__all__ = ["FORMATS", "render_table", "write_table", "format_cell", "latex_escape"]
 
 FORMATS = ("markdown", "latex", "csv")
 _SUFFIX_FORMAT = {".md": "markdown", ".markdown": "markdown", ".tex": "latex", ".csv": "csv"}
@@ -80,8 +82,28 @@ def _rows(df: pd.DataFrame, index: bool, floatfmt: str) -> tuple[list[str], list
     frame = df.reset_index() if index else df
     header = [str(c) for c in frame.columns]
     body = [[format_cell(v, floatfmt) for v in row] for row in frame.itertuples(index=False, name=None)]
-    numeric = [pd.api.types.is_numeric_dtype(frame.iloc[:, j]) for j in range(frame.shape[1])]
-    return header, body, numeric
+    return header, body, _numeric_flags(frame)
+
+
+def _numeric_flags(frame: pd.DataFrame) -> list[bool]:
+    return [pd.api.types.is_numeric_dtype(frame.iloc[:, j]) for j in range(frame.shape[1])]
+
+
+def _markdown_escape(text: str) -> str:
+    return text.replace("|", r"\|").replace("\n", " ")
+
+
+def _markdown_lines(header: list[str], body: list[list[str]], numeric: list[bool]) -> list[str]:
+    """Pipe-table lines; ``header`` is raw text (escaped here), ``body`` is already escaped."""
+    header = [_markdown_escape(h) for h in header]
+    widths = [max([len(header[j]), 3, *(len(row[j]) for row in body)]) for j in range(len(header))]
+    lines = ["| " + " | ".join(h.ljust(w) for h, w in zip(header, widths, strict=True)) + " |"]
+    lines.append("| " + " | ".join(("-" * (w - 1) + ":") if num else "-" * w
+                                   for w, num in zip(widths, numeric, strict=True)) + " |")
+    for row in body:
+        cells = [c.rjust(w) if num else c.ljust(w) for c, w, num in zip(row, widths, numeric, strict=True)]
+        lines.append("| " + " | ".join(cells) + " |")
+    return lines
 
 
 def to_markdown(df: pd.DataFrame, *, index: bool = False, floatfmt: str = ".4f") -> str:
@@ -99,25 +121,37 @@ def to_markdown(df: pd.DataFrame, *, index: bool = False, floatfmt: str = ".4f")
         The table text, ending with a newline.
     """
     header, body, numeric = _rows(df, index, floatfmt)
-
-    def esc(s: str) -> str:
-        return s.replace("|", r"\|").replace("\n", " ")
-
-    header = [esc(h) for h in header]
-    body = [[esc(c) for c in row] for row in body]
-    widths = [max([len(header[j]), 3, *(len(row[j]) for row in body)]) for j in range(len(header))]
-    lines = ["| " + " | ".join(h.ljust(w) for h, w in zip(header, widths, strict=False)) + " |"]
-    lines.append("| " + " | ".join(("-" * (w - 1) + ":") if num else "-" * w
-                                   for w, num in zip(widths, numeric, strict=False)) + " |")
-    for row in body:
-        cells = [c.rjust(w) if num else c.ljust(w) for c, w, num in zip(row, widths, numeric, strict=False)]
-        lines.append("| " + " | ".join(cells) + " |")
-    return "\n".join(lines) + "\n"
+    body = [[_markdown_escape(c) for c in row] for row in body]
+    return "\n".join(_markdown_lines(header, body, numeric)) + "\n"
 
 
 def latex_escape(text: str) -> str:
     """Escape LaTeX special characters in plain text."""
     return "".join(_LATEX_ESCAPES.get(ch, ch) for ch in text)
+
+
+def _latex_tabular(header: list[str], body: list[list[str]], numeric: list[bool]) -> list[str]:
+    """A booktabs ``tabular``; ``header`` is raw text (escaped here), ``body`` is already LaTeX."""
+    spec = "".join("r" if num else "l" for num in numeric)
+    lines = [f"\\begin{{tabular}}{{{spec}}}", r"\toprule",
+             " & ".join(latex_escape(h) for h in header) + r" \\", r"\midrule"]
+    lines += [" & ".join(row) + r" \\" for row in body]
+    return [*lines, r"\bottomrule", r"\end{tabular}"]
+
+
+def _latex_float(tabular: list[str], caption: str | None, label: str | None, notes: str | None) -> list[str]:
+    """Wrap a tabular in a ``table`` float (caption above it) when there is a caption, label or notes."""
+    if caption is None and label is None and notes is None:
+        return tabular
+    lines = [r"\begin{table}", r"\centering"]
+    if caption is not None:
+        lines.append(f"\\caption{{{caption}}}")
+    if label is not None:
+        lines.append(f"\\label{{{label}}}")
+    lines += tabular
+    if notes is not None:
+        lines += [r"\par\smallskip", f"{{\\footnotesize {notes}}}"]
+    return [*lines, r"\end{table}"]
 
 
 def to_latex(df: pd.DataFrame, *, index: bool = False, floatfmt: str = ".4f", caption: str | None = None,
@@ -128,26 +162,17 @@ def to_latex(df: pd.DataFrame, *, index: bool = False, floatfmt: str = ".4f", ca
         df: the table.
         index: include the index as the first column(s).
         floatfmt: format spec for floats.
-        caption: optional caption; with ``label``, wraps the tabular in ``\\begin{table}``.
+        caption: optional caption (plain text, escaped); with it or ``label``, the tabular is wrapped in
+            ``\\begin{table}`` with the caption above it.
         label: optional ``\\label``.
 
     Returns:
         The LaTeX text, ending with a newline (needs ``\\usepackage{booktabs}``).
     """
     header, body, numeric = _rows(df, index, floatfmt)
-    spec = "".join("r" if num else "l" for num in numeric)
-    lines = [f"\\begin{{tabular}}{{{spec}}}", r"\toprule",
-             " & ".join(latex_escape(h) for h in header) + r" \\", r"\midrule"]
-    lines += [" & ".join(latex_escape(c) for c in row) + r" \\" for row in body]
-    lines += [r"\bottomrule", r"\end{tabular}"]
-    if caption is not None or label is not None:
-        inner = [r"\begin{table}", r"\centering", *lines]
-        if caption is not None:
-            inner.append(f"\\caption{{{latex_escape(caption)}}}")
-        if label is not None:
-            inner.append(f"\\label{{{label}}}")
-        lines = [*inner, r"\end{table}"]
-    return "\n".join(lines) + "\n"
+    body = [[latex_escape(c) for c in row] for row in body]
+    caption = None if caption is None else latex_escape(caption)
+    return "\n".join(_latex_float(_latex_tabular(header, body, numeric), caption, label, None)) + "\n"
 
 
 def to_csv(df: pd.DataFrame, *, index: bool = False, floatfmt: str | None = None) -> str:
@@ -156,32 +181,60 @@ def to_csv(df: pd.DataFrame, *, index: bool = False, floatfmt: str | None = None
     return df.to_csv(index=index, float_format=float_format, lineterminator="\n")
 
 
+def _as_frame(df: object) -> pd.DataFrame:
+    if isinstance(df, pd.DataFrame):
+        return df
+    if isinstance(df, pd.Series):
+        return df.to_frame()
+    if isinstance(getattr(df, "data", None), pd.DataFrame):  # a Styler (Experiment(highlight=...))
+        return df.data
+    raise TypeError(f"expected a pandas DataFrame, got {type(df).__name__}")
+
+
 def render_table(df: pd.DataFrame, format: str = "markdown", *, index: bool = False,
-                 floatfmt: str = ".4f", caption: str | None = None) -> str:
-    """Render ``df`` as text in one of :data:`FORMATS` (see :func:`write_table`)."""
-    if not isinstance(df, pd.DataFrame):
-        if isinstance(df, pd.Series):
-            df = df.to_frame()
-        elif isinstance(getattr(df, "data", None), pd.DataFrame):  # a Styler (Experiment(highlight=...))
-            df = df.data
-        else:
-            raise TypeError(f"expected a pandas DataFrame, got {type(df).__name__}")
+                 floatfmt: str = ".4f", caption: str | None = None, **options: object) -> str:
+    """Render ``df`` as text in one of :data:`FORMATS`; ``options``: :func:`write_table`'s style options."""
+    from ._styling import TableStyle, csv_layout, render_styled  # it builds on this module's renderers
+
+    df = _as_frame(df)
     format = _format_for(None, format)
-    if format == "markdown":
-        return to_markdown(df, index=index, floatfmt=floatfmt)
-    if format == "latex":
-        return to_latex(df, index=index, floatfmt=floatfmt, caption=caption)
-    # CSV keeps full precision: it is for machines, not for reading.
-    return to_csv(df, index=index)
+    style = TableStyle(**options)  # type: ignore[arg-type]
+    if format == "csv":  # full precision, for machines: only the layout applies
+        return to_csv(csv_layout(df.reset_index() if index else df, style.layout), index=False)
+    if style.is_plain():
+        if format == "markdown":
+            return to_markdown(df, index=index, floatfmt=floatfmt)
+        return to_latex(df, index=index, floatfmt=floatfmt, caption=caption, label=style.label)
+    return render_styled(df.reset_index() if index else df, format, floatfmt, caption, style)
 
 
 def write_table(df: pd.DataFrame, path_or_None: str | os.PathLike | None = None, format: str | None = None,
-                *, index: bool = False, floatfmt: str = ".4f", caption: str | None = None) -> str:
-    """Render a result table as Markdown, LaTeX or CSV and optionally write it to a file.
+                *, index: bool = False, floatfmt: str = ".4f", caption: str | None = None,
+                label: str | None = None, bold: bool | Sequence[str] = False,
+                lower_is_better: Iterable[str] | None = None,
+                significance: bool | Mapping[str, str] = False, level: float = 0.05,
+                test: str | None = None, correction: str | None = None, marker: str = "†",
+                layout: str = "wide", short_labels: bool = False) -> str:
+    r"""Render a result table as Markdown, LaTeX or CSV and optionally write it to a file.
 
     Markdown is a GitHub pipe table (header, ``---`` separator, numeric columns right-aligned); LaTeX is
     a booktabs ``tabular`` with special characters escaped; CSV keeps full float precision so that
-    ``pandas.read_csv`` returns the same numbers.
+    ``pandas.read_csv`` returns the same numbers. The keyword options make a paper-ready table
+    (Markdown and LaTeX; CSV applies only ``layout``):
+
+    * ``bold``: the best value of each column in bold (ties all bold, compared as displayed), higher
+      is better except in ``lower_is_better``; p-value, ``reject`` and other test columns are never
+      bold.
+    * ``significance``: a ``marker`` (†) after each value whose p-value is ``<= level``: a column
+      ``X`` uses ``"X p-value corrected"`` if present, else ``"X p-value"``; ``URisk(...)`` uses the
+      p-value of the ``TRisk(...)`` with the same base, α and baseline (the t-test of URisk = 0).
+      A mapping ``{column: p-value column}`` chooses explicitly. The caption (LaTeX) or a note under
+      the table (Markdown) names the ``test`` and the ``correction``.
+    * ``layout``: ``'wide'`` (as given), ``'long'`` (one row per system × base measure × α, see
+      :func:`tidy_results`) or ``'transposed'`` (one row per column, one column per system).
+    * ``short_labels``: risk-measure columns become ``U1``, ``T1``, ``Z1``, ``G1`` ... (same number =
+      same base measure and α) and long ordinary measure names ``M1`` ...; a legend under the table
+      maps each label to the full measure (``wide`` and ``transposed`` layouts).
 
     Args:
         df: the table (a Series is treated as a one-column table, a pandas ``Styler`` such as
@@ -191,13 +244,28 @@ def write_table(df: pd.DataFrame, path_or_None: str | os.PathLike | None = None,
             (``.md``, ``.tex``, ``.csv``) and defaults to Markdown.
         index: include the DataFrame index as leading column(s).
         floatfmt: format spec for floats in Markdown and LaTeX.
-        caption: LaTeX caption (wraps the tabular in a ``table`` float).
+        caption: table caption (LaTeX: wraps the tabular in a ``table`` float; Markdown: a
+            ``Table: ...`` line under the table).
+        label: LaTeX ``\label`` (wraps the tabular in a ``table`` float).
+        bold: ``True`` for every numeric value column, or the columns to bold.
+        lower_is_better: columns whose best value is the lowest (``None``: ``DEFAULT_LOWER_IS_BETTER``,
+            i.e. ``Risk``, ``Losses``, ``mrt``, ...); loss-count columns ``"<measure> -"`` always are.
+        significance: ``True`` to mark significant values (see above), or ``{column: p-value column}``.
+        level: the significance level of the marks.
+        test: the test named in the legend; ``None``: ``pt.Experiment``'s paired t-test and TRisk's
+            t-test for risk measures.
+        correction: the multiple-testing correction named in the legend (``None``: "corrected
+            p-values" when ``p-value corrected`` columns were used, else "no correction").
+        marker: the significance mark (``†``, ``‡``, ``*``, ``§`` or any text).
+        layout: ``'wide'``, ``'long'`` or ``'transposed'``.
+        short_labels: shorten measure columns and print the legend.
 
     Returns:
         The rendered text.
 
     Raises:
-        ValueError: unknown format.
+        ValueError: an unknown format or layout, a column in ``bold``/``significance`` that the
+            table lacks, or ``level`` outside (0, 1).
         OSError: the file cannot be written (the message names the path).
 
     Example:
@@ -208,7 +276,9 @@ def write_table(df: pd.DataFrame, path_or_None: str | os.PathLike | None = None,
         | BM25 |  0.4667 |
     """
     format = _format_for(path_or_None, format)
-    text = render_table(df, format, index=index, floatfmt=floatfmt, caption=caption)
+    text = render_table(df, format, index=index, floatfmt=floatfmt, caption=caption, label=label, bold=bold,
+                        lower_is_better=lower_is_better, significance=significance, level=level, test=test,
+                        correction=correction, marker=marker, layout=layout, short_labels=short_labels)
     if path_or_None is not None:
         path = Path(path_or_None)
         try:
