@@ -710,6 +710,31 @@ def test_save_stores_numpy_parameters(data, tmp_path):
     assert loaded.fit(res, qrels).best_iteration_ == 3
 
 
+def test_a_failed_save_leaves_the_previous_model_intact(data, tmp_path):
+    res, qrels = data
+    first = RiskLambdaMART("lambdarank", num_boost_round=4, verbose=False, **FAST).fit(res, qrels)
+    first.save(tmp_path / "m")
+    before = {f.name: f.read_bytes() for f in (tmp_path / "m").iterdir()}
+    second = RiskLambdaMART("lambdarank", num_boost_round=7, verbose=False, **FAST).fit(res, qrels)
+    second.lightgbm_params["unstorable"] = tmp_path  # a Path: not JSON
+    with pytest.raises(TypeError, match="cannot be stored as JSON"):
+        second.save(tmp_path / "m")
+    after = {f.name: f.read_bytes() for f in (tmp_path / "m").iterdir()}
+    assert after == before  # same files (no temporary left), same bytes
+    pd.testing.assert_frame_equal(RiskLambdaMART.load(tmp_path / "m").transform(res), first.transform(res))
+
+
+def test_load_refuses_files_from_two_different_saves(data, tmp_path):
+    res, qrels = data
+    a = RiskLambdaMART("lambdarank", num_boost_round=3, verbose=False, **FAST).fit(res, qrels)
+    b = RiskLambdaMART("lambdarank", num_boost_round=5, verbose=False, **FAST).fit(res, qrels)
+    a.save(tmp_path / "a")
+    b.save(tmp_path / "b")
+    (tmp_path / "a" / "model.txt").write_bytes((tmp_path / "b" / "model.txt").read_bytes())  # a torn save
+    with pytest.raises(ValueError, match="come from different saves"):
+        RiskLambdaMART.load(tmp_path / "a")
+
+
 # ---------------------------------------------------------------------- real data
 @pytest.mark.realdata
 def test_mq2008_fold1_beats_the_bm25_feature():

@@ -261,7 +261,7 @@ def ref_alpha_prime(scores, labels, baseline, group, alpha):
     active = np.array(
         [len(set(labels[a:b])) > 1 and labels[a:b].max() > 0 for a, b in zip(s[:-1], s[1:], strict=True)]
     )
-    sx = x[active].std(ddof=0)  # s_x^2 = c^-1 Σ (x - x̄)^2, Dinçer et al. (2014) Eq. 12
+    sx = x[active].std(ddof=1)  # divisor c - 1, as TRisk (docs/trisk.md: the printed c^-1 is a misprint)
     return alpha * (1 - norm.cdf(x / sx)), sx
 
 
@@ -441,18 +441,20 @@ def test_georisk_kernel_series_and_direct_paths_agree():
     obj = objective("georisk", alpha=5.0, baselines=np.column_stack([baseline, others]))
     call(obj, scores, labels, group)
     bd = obj._bound
-    order, mm = K.sort_and_ndcg(scores, bd["y"], bd["qstart"], obj.label_gain, bd["disc"], bd["inv_cut"], 10)
-    *state, geo = obj._georisk_state(mm, bd["mb"], bd["active"])
-    assert abs(geo[8]) <= K.SERIES_MAX_U0
+    order, mm = K.sort_and_ndcg(scores, bd.y, bd.qstart, obj.label_gain, bd.disc, bd.inv_cut, 10)
+    st = obj._georisk_state(mm, bd.mb, bd.active)
+    geo = st.constants()
+    assert abs(geo[K.GEO_U0]) <= K.SERIES_MAX_U0
     nq = len(group)
     grads = []
-    for u0 in (geo[8], 100.0):
+    for u0 in (geo[K.GEO_U0], 100.0):
         g = geo.copy()
-        g[8] = u0
+        g[K.GEO_U0] = u0
         grads.append(K.lambdas(
-            scores, bd["y"], bd["qstart"], order, bd["inv_trunc"], obj.label_gain, bd["disc"], bd["table"],
-            *bd["sig"], 1.0, True, 30, K.MODE_GEORISK, np.ones(nq), mm, np.zeros(nq), np.zeros(nq),
-            *state, g, bd["phi"],
+            scores, bd.y, bd.qstart, order, bd.inv_trunc, obj.label_gain, bd.disc, bd.table,
+            bd.sig_min, bd.sig_max, bd.sig_factor, 1.0, True, 30, K.MODE_GEORISK, np.ones(nq), mm,
+            np.zeros(nq), np.zeros(nq), st.in_matrix, st.col_total, st.z_rest, st.z_w, st.wa, st.wb, g,
+            bd.phi,
         ))  # fmt: skip
     (g1, h1), (g2, h2) = grads
     assert np.abs(g1).max() > 0
@@ -662,9 +664,9 @@ def test_georisk_state_reproduces_paper_table5(alpha):
     obj = objective("georisk", alpha=float(alpha), baselines=np.zeros((1, 1)))
     for i in range(8):
         others = np.delete(PAPER_X, i, axis=0)
-        *_, geo = obj._georisk_state(PAPER_X[i], others, np.ones(5, dtype=bool))
-        assert round(geo[4], 3) == pytest.approx(PAPER_GEORISK[alpha][i], abs=1e-3)
-        assert geo[4] == pytest.approx(georisk_full(np.vstack([others, PAPER_X[i]]), alpha))
+        st = obj._georisk_state(PAPER_X[i], others, np.ones(5, dtype=bool))
+        assert round(st.georisk, 3) == pytest.approx(PAPER_GEORISK[alpha][i], abs=1e-3)
+        assert st.georisk == pytest.approx(georisk_full(np.vstack([others, PAPER_X[i]]), alpha))
 
 
 def test_phi_lookup_is_safe_for_nan_and_the_tails():

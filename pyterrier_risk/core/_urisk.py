@@ -18,7 +18,12 @@ import numpy as np
 
 from ._validate import as_score_pair, check_alpha
 
-__all__ = ["RiskReward", "risk_reward", "urisk", "risk_weighted_differences"]
+__all__ = ["RiskReward", "risk_reward", "urisk", "risk_weighted_differences", "summand_sd", "topic_t_r"]
+
+# The divisor of the URisk summands' variance: c − 1 (the unbiased sample variance). Dinçer et al.
+# (2014) print 1/c in eq. 12; only c − 1 reproduces their Table 1 and scipy's ttest_rel (docs/trisk.md).
+# Evaluation (TRisk) and learning (T-SARO/T-FARO's α′) both use it.
+SD_DDOF = 1
 
 
 def risk_weighted_differences(scores: np.ndarray, baseline: np.ndarray, alpha: float) -> np.ndarray:
@@ -31,6 +36,30 @@ def risk_weighted_differences(scores: np.ndarray, baseline: np.ndarray, alpha: f
     if alpha:
         np.multiply(x, 1.0 + alpha, out=x, where=x < 0)
     return x
+
+
+def summand_sd(x: np.ndarray, ddof: int = SD_DDOF) -> float:
+    r"""Standard deviation :math:`s_x` of the URisk summands (Dinçer et al. 2014, eq. 12).
+
+    :math:`s_x = \sqrt{\sum_i (x_i - \bar x)^2 / (c - \mathrm{ddof})}`; 0 for fewer than
+    ``ddof + 1`` values. The default divisor is ``c − 1`` (:data:`SD_DDOF`).
+    """
+    c = len(x)
+    if c <= ddof:
+        return 0.0
+    dev = x - x.mean()
+    return float(np.sqrt(np.dot(dev, dev) / (c - ddof)))
+
+
+def topic_t_r(x: np.ndarray, sd: float | None = None) -> np.ndarray:
+    r"""Per-topic :math:`T_{R_i} = x_i / s_x` (Dinçer et al. 2014, eq. 21); 0 where :math:`s_x = 0`.
+
+    Args:
+        x: URisk summands (:func:`risk_weighted_differences`).
+        sd: :math:`s_x`; default :func:`summand_sd` of ``x``.
+    """
+    s = summand_sd(x) if sd is None else sd
+    return x / s if s > 0 else np.zeros_like(x)
 
 
 def urisk(scores: Any, baseline: Any, alpha: float = 0.0) -> float:

@@ -46,7 +46,9 @@ from scipy.special import ndtr
 
 from ._validate import as_matrix_with_row_sums, check_alpha
 
-__all__ = ["zrisk", "georisk", "z_scores", "zrisk_components", "georisk_curve"]
+__all__ = [
+    "zrisk", "georisk", "z_scores", "zrisk_components", "georisk_curve", "row_z_scores", "georisk_from_zrisk",
+]  # fmt: skip
 
 # elements per block of u: 64 Ki float64 = 512 KiB, which stays in a typical L2 cache
 _BLOCK_ELEMENTS = 1 << 16
@@ -166,15 +168,35 @@ def z_scores(matrix: Any) -> np.ndarray | pd.DataFrame:
         array([ 0.3689,  0.2   ,  0.    , -0.169 , -0.2858])
     """
     x, row_sums, systems, topics = as_matrix_with_row_sums(matrix, min_systems=2, min_topics=1)
-    total = row_sums.sum()
-    col_sums = x.sum(axis=0)
-    expected = np.outer(row_sums, col_sums / total) if total > 0 else np.zeros_like(x)
-    z = np.zeros_like(x)
-    live = expected > 0
-    np.divide(x - expected, np.sqrt(expected), out=z, where=live)
+    z = row_z_scores(x, row_sums[:, None], x.sum(axis=0), float(row_sums.sum()))
     if systems is None:
         return z
     return pd.DataFrame(z, index=systems, columns=topics)
+
+
+def row_z_scores(row: np.ndarray, row_sum: Any, col_sums: np.ndarray, total: float) -> np.ndarray:
+    r"""The z of the cells of one row (or rows, broadcasting): :math:`(x - e)/\sqrt e`, :math:`e = S T_j / N`.
+
+    The one definition of the 2016 paper's eqs. 4–5, used by :func:`z_scores` and by the GeoRisk
+    learning objective (which needs only the model's row). Cells with :math:`e \le 0` get 0.
+
+    Args:
+        row: the row's cells :math:`x_{ij}`.
+        row_sum: its total :math:`S_i` (a column vector for several rows).
+        col_sums: the topic totals :math:`T_j`.
+        total: the grand total :math:`N`.
+    """
+    shape = np.broadcast(row, col_sums).shape
+    expected = np.broadcast_to(row_sum * (col_sums / total), shape) if total > 0 else np.zeros(shape)
+    z = np.zeros(shape)
+    live = expected > 0
+    np.divide(row - expected, np.sqrt(np.where(live, expected, 1.0)), out=z, where=live)
+    return z
+
+
+def georisk_from_zrisk(row_sum: Any, zrisk_value: Any, c: int) -> Any:
+    r"""GeoRisk from a row total and its ZRisk: :math:`\sqrt{S_i/c \cdot \Phi(ZRisk_i/c)}` (2016 eq. 7)."""
+    return np.sqrt(np.maximum(row_sum, 0.0) / c * ndtr(np.asarray(zrisk_value) / c))
 
 
 def zrisk(matrix: Any, alpha: float = 0.0) -> np.ndarray | pd.Series:
@@ -235,7 +257,7 @@ def georisk(matrix: Any, alpha: float = 0.0) -> np.ndarray | pd.Series:
     x, row_sums, systems, _ = as_matrix_with_row_sums(matrix, min_systems=2, min_topics=1)
     c = x.shape[1]
     total, negative = _components(x, row_sums, want_negative=alpha > 0)
-    values = np.sqrt(row_sums / c * ndtr((total + alpha * negative) / c))
+    values = georisk_from_zrisk(row_sums, total + alpha * negative, c)
     return _wrap_systems(values, systems, "georisk")
 
 

@@ -21,6 +21,8 @@ import math
 import numba as nb
 import numpy as np
 
+from ._jit import jit, serial_twin
+
 SIGMOID_BINS = 1024 * 1024
 
 # pair-weight modes of ``lambdas``
@@ -32,7 +34,7 @@ MODE_GEORISK_EXACT = 3  # same, every z of the model row re-expected (signs of t
 _F32_001 = float(np.float32(0.01))  # LightGBM adds the float literal 0.01f to |Δs|
 
 
-@nb.njit(cache=True)
+@jit()
 def sigmoid_table(sigmoid: float) -> tuple[np.ndarray, float, float, float]:
     """LightGBM's logistic lookup table: 2^20 bins of 1/(1+exp(sigmoid·s)) over ±50/(2·sigmoid)."""
     min_in = -50.0 / sigmoid / 2.0
@@ -45,7 +47,7 @@ def sigmoid_table(sigmoid: float) -> tuple[np.ndarray, float, float, float]:
     return table, min_in, max_in, factor
 
 
-@nb.njit(cache=True)
+@jit()
 def discounts(n: int) -> np.ndarray:
     """Position discounts 1/log2(2+p), p = 0-based rank."""
     out = np.empty(max(n, 1), dtype=np.float64)
@@ -54,7 +56,7 @@ def discounts(n: int) -> np.ndarray:
     return out
 
 
-@nb.njit(cache=True)
+@jit()
 def inverse_max_dcg(
     labels: np.ndarray, qstart: np.ndarray, label_gain: np.ndarray, disc: np.ndarray, k: int
 ) -> np.ndarray:
@@ -84,7 +86,7 @@ def inverse_max_dcg(
 _RUN = 16
 
 
-@nb.njit(cache=True)
+@jit()
 def _stable_desc_order(scores: np.ndarray, start: int, cnt: int, out: np.ndarray, tmp: np.ndarray) -> None:
     """Stable descending argsort of scores[start:start+cnt] into out[start:...] (query-local ids).
 
@@ -133,7 +135,7 @@ def _stable_desc_order(scores: np.ndarray, start: int, cnt: int, out: np.ndarray
         width *= 2
 
 
-@nb.njit(cache=True, parallel=True)
+@jit(parallel=True)
 def sort_and_ndcg(
     scores: np.ndarray,
     labels: np.ndarray,
@@ -166,7 +168,7 @@ def sort_and_ndcg(
     return order, ndcg
 
 
-@nb.njit(cache=True)
+@jit()
 def _std_normal_cdf(x: float) -> float:
     return 0.5 * math.erfc(-x / math.sqrt(2.0))
 
@@ -175,7 +177,7 @@ PHI_BINS = 1 << 20
 PHI_RANGE = 8.0
 
 
-@nb.njit(cache=True)
+@jit()
 def normal_cdf_table() -> np.ndarray:
     """Φ on 2^20 + 1 points over [−8, 8], for linear interpolation (error < 1e-11)."""
     table = np.empty(PHI_BINS + 1, dtype=np.float64)
@@ -185,7 +187,7 @@ def normal_cdf_table() -> np.ndarray:
     return table
 
 
-@nb.njit(cache=True, inline="always")
+@jit(inline="always")
 def _phi(x: float, table: np.ndarray) -> float:
     # for the GeoRisk pairs outside the series' range (and the exact update): ~5x cheaper than erfc
     if not x > -PHI_RANGE:  # also NaN: never index the table with int(NaN)
@@ -200,7 +202,7 @@ def _phi(x: float, table: np.ndarray) -> float:
     return table[i] + f * (table[i + 1] - table[i])
 
 
-@nb.njit(cache=True)
+@jit()
 def _ucro_delta(dm: float, improving: bool, mm: float, mb: float, alpha: float) -> float:
     """|ΔT| of Wang et al. (2012), Theorem 1, all cases; dm = |ΔM| of the swap.
 
@@ -220,12 +222,12 @@ def _ucro_delta(dm: float, improving: bool, mm: float, mb: float, alpha: float) 
     return dm  # B1, stays above
 
 
-@nb.njit(cache=True)
+@jit()
 def _georisk_value(s: float, z: float, c: float, phi: np.ndarray) -> float:
     return math.sqrt(max(s, 0.0) / c * _phi(z / c, phi))
 
 
-@nb.njit(cache=True, inline="always")
+@jit(inline="always")
 def _georisk_delta_fast(
     d: float,
     x: float,
@@ -272,7 +274,7 @@ def georisk_series_coefficients(u0: float, density: float) -> np.ndarray:
     return np.array([(-1.0) ** k * he[k] * density / fact[k] for k in range(5)])
 
 
-@nb.njit(cache=True, error_model="numpy")
+@jit(error_model="numpy")
 def _georisk_deltas_batch(
     dbuf: np.ndarray,
     out: np.ndarray,
@@ -327,7 +329,7 @@ def _georisk_deltas_batch(
                 out[k] = _georisk_delta_fast(dbuf[k], x, t_col, z_rest, s_row, n_tot, inv_c, w_neg, g0, phi)
 
 
-@nb.njit(cache=True)
+@jit()
 def _georisk_delta(
     dm: float,
     improving: bool,
@@ -352,7 +354,7 @@ def _georisk_delta(
     )
 
 
-@nb.njit(cache=True)
+@jit()
 def _georisk_delta_exact(
     dm: float,
     improving: bool,
@@ -392,7 +394,7 @@ def _georisk_delta_exact(
     return abs(_georisk_value(s_new, z_rest + z_new, c, phi) - g0)
 
 
-@nb.njit(cache=True, inline="always")
+@jit(inline="always")
 def _pair_update(
     grad: np.ndarray,
     hess: np.ndarray,
@@ -426,7 +428,62 @@ def _pair_update(
     return p_lambda
 
 
-@nb.njit(cache=True, parallel=True)
+@jit(inline="always")
+def _pair_weight(
+    mode: int,
+    dm: float,
+    improving: bool,
+    mult: float,
+    mm: float,
+    mb: float,
+    alpha: float,
+    t_col: float,
+    z_rest: float,
+    wa: float,
+    wb: float,
+    g_s: float,
+    g_n: float,
+    g_c: float,
+    g_inv_c: float,
+    g_alpha: float,
+    g_wneg: float,
+    g_0: float,
+    g_scale: float,
+    a_tot: float,
+    b_tot: float,
+    phi: np.ndarray,
+) -> float:
+    """|ΔM′| of one pair from its |ΔM| = ``dm``, by pair-weight mode (one pair, not batched)."""
+    if mode == MODE_SCALE:
+        return dm * mult
+    if mode == MODE_UCRO:
+        return _ucro_delta(dm, improving, mm, mb, alpha)
+    if mode == MODE_GEORISK:
+        d = dm if improving else -dm
+        return g_scale * _georisk_delta_fast(d, mm, t_col, z_rest, g_s, g_n, g_inv_c, g_wneg, g_0, phi)
+    return g_scale * _georisk_delta_exact(
+        dm, improving, mm, t_col, wa, wb, g_s, g_n, g_c, g_alpha, g_0, a_tot, b_tot, phi
+    )
+
+
+# named slots of the per-round GeoRisk constants array ``geo`` of :func:`lambdas`
+# (built by ``GeoRiskRound.constants()`` in :mod:`._objective`)
+GEO_S = 0  # S_m: the model row's total
+GEO_N = 1  # N: the grand total of the systems × queries matrix
+GEO_C = 2  # c: number of queries in the matrix
+GEO_ALPHA = 3  # α
+GEO_G0 = 4  # GeoRisk of the model at the start of the round
+GEO_SCALE = 5  # multiplier of |ΔGeoRisk| (NDCG units, or 1)
+GEO_WA = 6  # Σ_k w_k·x_k/√T_k (exact update)
+GEO_WB = 7  # Σ_k w_k·√T_k (exact update)
+GEO_U0 = 8  # ZRisk/c at the start of the round
+GEO_PHI0 = 9  # Φ(u0)
+GEO_DENSITY = 10  # φ(u0)
+GEO_A1 = 11  # series coefficients a_1..a_5 of ΔΦ about u0 (georisk_series_coefficients)
+GEO_SIZE = 16
+
+
+@jit(parallel=True)
 def lambdas(
     scores: np.ndarray,
     labels: np.ndarray,
@@ -460,34 +517,34 @@ def lambdas(
 
     Per-query inputs (length = number of queries): ``qmult`` multiplier (MODE_SCALE), ``qmm``/``qmb``
     model/baseline NDCG@cutoff and ``qalpha`` α (MODE_UCRO); ``qin`` (query is in the GeoRisk
-    matrix), ``qt`` column total, ``qzrest`` ZRisk minus this query's summand, ``qzw`` that summand
-    (MODE_GEORISK), with ``geo = [S_m, N, c, α, GeoRisk_m, scale, Σwa, Σwb, u0, Φ(u0), φ(u0), a_1..a_5]``
-    (``a_k``: :func:`georisk_series_coefficients`). Queries outside the GeoRisk matrix use ``qmult``.
+    matrix), ``qt`` column total, ``qzrest`` ZRisk minus this query's summand, ``qzw`` that summand,
+    ``qwa``/``qwb`` its exact-update terms (GeoRisk modes). ``geo`` holds the round's GeoRisk
+    constants at the ``GEO_*`` slots; ``phi`` is :func:`normal_cdf_table` (always the real table:
+    numba may hoist a table read out of a branch that a mode never takes). Queries outside the
+    GeoRisk matrix use ``qmult``.
+
+    Every array is read only at indices its own length allows, whatever the mode.
     """
     n = scores.shape[0]
     nq = qstart.shape[0] - 1
     grad = np.zeros(n, dtype=np.float32)
     hess = np.zeros(n, dtype=np.float32)
-    # GeoRisk constants of the round (only read in the GeoRisk modes)
-    g_s = geo[0]
-    g_n = geo[1]
-    g_c = geo[2]
-    g_alpha = geo[3]
-    g_0 = geo[4]
-    g_scale = geo[5]
+    g_s = geo[GEO_S]
+    g_n = geo[GEO_N]
+    g_c = geo[GEO_C]
+    g_alpha = geo[GEO_ALPHA]
+    g_0 = geo[GEO_G0]
+    g_scale = geo[GEO_SCALE]
     g_inv_c = 1.0 / g_c if g_c > 0.0 else 0.0
     g_wneg = 1.0 + g_alpha
-    # series about the round's GeoRisk (MODE_GEORISK): geo[8:11] = u0, Φ(u0), φ(u0)
-    g_phi0 = geo[9]
-    g_series = (
-        mode == MODE_GEORISK and g_0 > 0.0 and g_s > 0.0 and g_phi0 > 0.0 and abs(geo[8]) <= SERIES_MAX_U0
-    )
+    g_phi0 = geo[GEO_PHI0]
+    g_u0 = geo[GEO_U0]
+    g_series = mode == MODE_GEORISK and g_0 > 0.0 and g_s > 0.0 and g_phi0 > 0.0
+    g_series = g_series and abs(g_u0) <= SERIES_MAX_U0
     g_inv_a0 = 1.0 / (g_s * g_phi0) if g_series else 0.0
-    g_a1 = geo[11]
-    g_a2 = geo[12]
-    g_a3 = geo[13]
-    g_a4 = geo[14]
-    g_a5 = geo[15]
+    g_wa = geo[GEO_WA]
+    g_wb = geo[GEO_WB]
+    g_a = geo[GEO_A1 : GEO_A1 + 5]
     for q in nb.prange(nq):
         start = qstart[q]
         cnt = qstart[q + 1] - start
@@ -500,72 +557,19 @@ def lambdas(
             worst_i -= 1
         worst = scores[start + order[start + worst_i]]
         scale_by_score = norm and best != worst
-        # per-query pair-weight mode and constants, hoisted out of the pair loop
         qmode = mode
         if mode >= MODE_GEORISK and not qin[q]:
             qmode = MODE_SCALE
-        mult = qmult[q]
-        mm_q = qmm[q]
-        mb_q = qmb[q]
-        alpha_q = qalpha[q]
-        t_q = qt[q]
-        zrest_q = qzrest[q]
-        zw_q = qzw[q]
-        wa_q = qwa[q]
-        wb_q = qwb[q]
+        # GeoRisk with the series: the pairs are collected, their ΔM′ evaluated at once (SIMD), then
+        # their λs accumulated in pair order; every other mode accumulates each pair as it comes
+        batch = qmode == MODE_GEORISK and g_series
         n_top = min(cnt - 1, truncation)
+        cap = n_top * cnt if batch else 0
+        fbuf = np.empty(3 * cap)  # signed ΔM, ΔM′, score differences
+        ibuf = np.empty(2 * cap, dtype=np.int64)  # rows of the higher and the lower label
+        m = 0
         sum_lambdas = 0.0
-        if qmode == MODE_GEORISK and g_series:
-            # GeoRisk: collect the query's pairs, evaluate their ΔM' at once (SIMD), then accumulate
-            # the λs in the same pair order as the loop below
-            cap = n_top * cnt
-            fbuf = np.empty(3 * cap)  # one allocation per query: signed ΔM, ΔM′, score differences
-            dbuf = fbuf[:cap]
-            gbuf = fbuf[cap : 2 * cap]
-            sbuf = fbuf[2 * cap :]
-            ibuf = np.empty(2 * cap, dtype=np.int64)  # rows of the higher and the lower label
-            hbuf = ibuf[:cap]
-            lbuf = ibuf[cap:]
-            m = 0
-            for i in range(n_top):
-                di = order[start + i]
-                score_i = scores[start + di]
-                if score_i == -np.inf:
-                    continue
-                li = labels[start + di]
-                gain_i = label_gain[li]
-                disc_i = disc[i]
-                for j in range(i + 1, cnt):
-                    dj = order[start + j]
-                    score_j = scores[start + dj]
-                    if score_j == -np.inf:
-                        continue
-                    lj = labels[start + dj]
-                    if li == lj:
-                        continue
-                    if lj > li:  # improving swap: ΔM > 0
-                        hbuf[m] = start + dj
-                        lbuf[m] = start + di
-                        sbuf[m] = score_j - score_i
-                        dbuf[m] = (label_gain[lj] - gain_i) * abs(disc_i - disc[j]) * imd
-                    else:
-                        hbuf[m] = start + di
-                        lbuf[m] = start + dj
-                        sbuf[m] = score_i - score_j
-                        dbuf[m] = -((gain_i - label_gain[lj]) * abs(disc_i - disc[j]) * imd)
-                    m += 1
-            _georisk_deltas_batch(
-                dbuf, gbuf, m, mm_q, t_q, zrest_q, zw_q, g_s, g_n, g_inv_c, g_wneg, g_0,
-                g_a1, g_a2, g_a3, g_a4, g_a5, g_phi0, g_inv_a0, phi,
-            )  # fmt: skip
-            for k in range(m):
-                p_lambda = _pair_update(
-                    grad, hess, hbuf[k], lbuf[k], g_scale * gbuf[k], sbuf[k], scale_by_score,
-                    table, sig_min, sig_max, sig_factor, sigmoid,
-                )  # fmt: skip
-                sum_lambdas -= 2.0 * p_lambda
-            qmode = -1  # done
-        for i in range(n_top if qmode >= 0 else 0):
+        for i in range(n_top):
             di = order[start + i]
             score_i = scores[start + di]
             if score_i == -np.inf:
@@ -584,34 +588,41 @@ def lambdas(
                 # i is ranked above j: the swap improves the ranking when j has the higher label
                 improving = lj > li
                 if improving:
-                    high = dj
-                    low = di
+                    high = start + dj
+                    low = start + di
                     delta_score = score_j - score_i
                     dcg_gap = label_gain[lj] - gain_i
                 else:
-                    high = di
-                    low = dj
+                    high = start + di
+                    low = start + dj
                     delta_score = score_i - score_j
                     dcg_gap = gain_i - label_gain[lj]
-                paired_discount = abs(disc_i - disc[j])
-                delta = dcg_gap * paired_discount * imd
-                if qmode == MODE_SCALE:
-                    delta = delta * mult
-                elif qmode == MODE_UCRO:
-                    delta = _ucro_delta(delta, improving, mm_q, mb_q, alpha_q)
-                elif qmode == MODE_GEORISK:
-                    d = delta if improving else -delta
-                    delta = g_scale * _georisk_delta_fast(
-                        d, mm_q, t_q, zrest_q, g_s, g_n, g_inv_c, g_wneg, g_0, phi
-                    )
-                else:
-                    delta = g_scale * _georisk_delta_exact(
-                        delta, improving, mm_q, t_q, wa_q, wb_q,
-                        g_s, g_n, g_c, g_alpha, g_0, geo[6], geo[7], phi,
-                    )  # fmt: skip
+                delta = dcg_gap * abs(disc_i - disc[j]) * imd
+                if batch:
+                    fbuf[m] = delta if improving else -delta
+                    fbuf[2 * cap + m] = delta_score
+                    ibuf[m] = high
+                    ibuf[cap + m] = low
+                    m += 1
+                    continue
+                delta = _pair_weight(
+                    qmode, delta, improving, qmult[q], qmm[q], qmb[q], qalpha[q], qt[q], qzrest[q], qwa[q],
+                    qwb[q], g_s, g_n, g_c, g_inv_c, g_alpha, g_wneg, g_0, g_scale, g_wa, g_wb, phi,
+                )  # fmt: skip
                 p_lambda = _pair_update(
-                    grad, hess, start + high, start + low, delta, delta_score, scale_by_score,
+                    grad, hess, high, low, delta, delta_score, scale_by_score,
                     table, sig_min, sig_max, sig_factor, sigmoid,
+                )  # fmt: skip
+                sum_lambdas -= 2.0 * p_lambda
+        if batch:
+            _georisk_deltas_batch(
+                fbuf[:cap], fbuf[cap : 2 * cap], m, qmm[q], qt[q], qzrest[q], qzw[q], g_s, g_n, g_inv_c,
+                g_wneg, g_0, g_a[0], g_a[1], g_a[2], g_a[3], g_a[4], g_phi0, g_inv_a0, phi,
+            )  # fmt: skip
+            for k in range(m):
+                p_lambda = _pair_update(
+                    grad, hess, ibuf[k], ibuf[cap + k], g_scale * fbuf[cap + k], fbuf[2 * cap + k],
+                    scale_by_score, table, sig_min, sig_max, sig_factor, sigmoid,
                 )  # fmt: skip
                 sum_lambdas -= 2.0 * p_lambda
         if norm and sum_lambdas > 0.0:
@@ -620,3 +631,7 @@ def lambdas(
                 grad[start + i] = np.float32(np.float64(grad[start + i]) * factor)
                 hess[start + i] = np.float32(np.float64(hess[start + i]) * factor)
     return grad, hess
+
+
+sort_and_ndcg_serial = serial_twin(sort_and_ndcg, "sort_and_ndcg_serial")
+lambdas_serial = serial_twin(lambdas, "lambdas_serial")

@@ -20,10 +20,13 @@ with the constructor parameters (``risk_lambdamart.json``); see ``docs/lambdamar
 
 from __future__ import annotations
 
+import contextlib
+import hashlib
 import inspect
 import json
 import math
 import os
+import tempfile
 import warnings
 from collections.abc import Sequence
 from pathlib import Path
@@ -440,19 +443,44 @@ class RiskLambdaMART(pt.Estimator):
 
     # ------------------------------------------------------------- save/load
     def save(self, path: str | os.PathLike) -> None:
-        """Save the trained model to the directory ``path`` (created if needed).
+        """Save the trained model to the directory ``path`` (created if needed), atomically.
 
         Writes ``model.txt`` (LightGBM text model with the trees used for scoring) and
-        ``risk_lambdamart.json`` (format tag, constructor parameters, number of features).
+        ``risk_lambdamart.json`` (format tag, constructor parameters, number of features and the
+        SHA-256 of ``model.txt``). Both are serialised in memory first, so a parameter that cannot
+        be stored raises before anything is written; each file is then written to a temporary file
+        and moved into place, and :meth:`load` checks that the two files belong to the same save.
+        A failed save leaves the previous model loadable and unchanged.
         Baselines given as transformers cannot be stored: they are saved as None (with a
         warning) and must be passed again to :meth:`load` to re-fit.
+
+        Raises:
+            ValueError: the model is not trained.
+            TypeError: a parameter cannot be stored as JSON (nothing is written).
         """
         if self.booster_ is None:
             raise ValueError("RiskLambdaMART is not trained: nothing to save")
+        model_text = self.booster_.model_to_string(num_iteration=self.best_iteration_)
+        meta = {
+            "format": _FORMAT,
+            "format_version": _FORMAT_VERSION,
+            "params": self._stored_params(),
+            "num_features": self.num_features_,
+            "num_trees": self.best_iteration_,
+            "model_sha256": hashlib.sha256(model_text.encode("utf-8")).hexdigest(),
+        }
+        try:
+            meta_text = json.dumps(meta, indent=2, default=_json_scalar) + "\n"
+        except TypeError as e:
+            raise TypeError(f"a parameter cannot be stored as JSON: {e}") from e
         path = Path(path)
         path.mkdir(parents=True, exist_ok=True)
-        self.booster_.save_model(str(path / _MODEL_FILE), num_iteration=self.best_iteration_)
-        params = {
+        _replace_file(path / _MODEL_FILE, model_text)
+        _replace_file(path / _PARAMS_FILE, meta_text)
+
+    def _stored_params(self) -> dict[str, Any]:
+        """The constructor parameters as JSON-ready values (transformer baselines as None)."""
+        return {
             "objective": self.objective,
             "alpha": self.alpha,
             "baseline": _spec_to_json(self.baseline, "baseline"),
@@ -466,18 +494,6 @@ class RiskLambdaMART(pt.Estimator):
             "objective_params": self.objective_params,
             **self.lightgbm_params,
         }
-        meta = {
-            "format": _FORMAT,
-            "format_version": _FORMAT_VERSION,
-            "params": params,
-            "num_features": self.num_features_,
-            "num_trees": self.best_iteration_,
-        }
-        try:
-            text = json.dumps(meta, indent=2, default=_json_scalar)
-        except TypeError as e:
-            raise TypeError(f"a parameter cannot be stored as JSON: {e}") from e
-        (path / _PARAMS_FILE).write_text(text + "\n", encoding="utf-8")
 
     @classmethod
     def load(cls, path: str | os.PathLike, **overrides: Any) -> RiskLambdaMART:
@@ -507,7 +523,14 @@ class RiskLambdaMART(pt.Estimator):
         model = cls(params.pop("objective"), **params)
         if unsaved is not None:
             model.baselines = unsaved
-        model.booster_ = lgb.Booster(model_file=str(path / _MODEL_FILE))
+        model_text = (path / _MODEL_FILE).read_text(encoding="utf-8")
+        digest = meta.get("model_sha256")
+        if digest is not None and hashlib.sha256(model_text.encode("utf-8")).hexdigest() != digest:
+            raise ValueError(
+                f"{path / _MODEL_FILE} does not match {meta_file} (they come from different saves: "
+                "an interrupted save?); save the model again"
+            )
+        model.booster_ = lgb.Booster(model_str=model_text)
         model.num_features_ = int(meta["num_features"])
         model.best_iteration_ = int(meta["num_trees"])
         if model.booster_.num_feature() != model.num_features_:
@@ -519,6 +542,21 @@ class RiskLambdaMART(pt.Estimator):
 
 
 # ---------------------------------------------------------------------- helpers
+def _replace_file(target: Path, text: str) -> None:
+    """Write ``text`` to a temporary file beside ``target``, flush it to disk, move it into place."""
+    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, target)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+
+
 class _Progress:
     """LightGBM callback advancing a ``pt.tqdm`` bar once per boosting round."""
 

@@ -24,6 +24,7 @@ from __future__ import annotations
 import functools
 import math
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -67,6 +68,66 @@ def _normal_cdf(x: np.ndarray) -> np.ndarray:
     from scipy.special import ndtr
 
     return ndtr(x)
+
+
+@dataclass(frozen=True)
+class _Bound:
+    """A training set bound to the objective: labels, query layout and the per-query constants."""
+
+    n: int
+    group: np.ndarray
+    labels: np.ndarray
+    y: np.ndarray
+    qstart: np.ndarray
+    disc: np.ndarray
+    inv_trunc: np.ndarray
+    inv_cut: np.ndarray
+    active: np.ndarray
+    table: np.ndarray
+    sig_min: float
+    sig_max: float
+    sig_factor: float
+    phi: np.ndarray
+    mb: np.ndarray | None
+
+
+@dataclass(frozen=True)
+class GeoRiskRound:
+    """The GeoRisk matrix (baselines + the model, active queries) at the start of a boosting round.
+
+    Per-query arrays have one entry per query (0 / False outside the matrix); scalars are the
+    row/grand totals and the model's GeoRisk (Dinçer et al. 2016, eqs. 4–7).
+    """
+
+    in_matrix: np.ndarray  # bool: the query is in the matrix (active)
+    col_total: np.ndarray  # T_j
+    z_rest: np.ndarray  # ZRisk minus the query's weighted z
+    z_w: np.ndarray  # the query's weighted z: (1 + α)·z if z < 0 else z
+    wa: np.ndarray  # w_j·x_j/√T_j (exact update)
+    wb: np.ndarray  # w_j·√T_j (exact update)
+    s_model: float  # S_m
+    n_total: float  # N
+    c: float  # number of queries in the matrix
+    alpha: float
+    georisk: float  # GeoRisk of the model
+    scale: float  # multiplier of |ΔGeoRisk| in the pair weight
+    u0: float  # ZRisk/c
+    phi_u0: float  # Φ(u0)
+    density: float  # φ(u0)
+    coef: np.ndarray  # a_1..a_5 of the series of ΔΦ about u0
+
+    def constants(self) -> np.ndarray:
+        """The scalars packed at the kernels' named ``GEO_*`` slots."""
+        from . import _kernels as K
+
+        geo = np.zeros(K.GEO_SIZE)
+        geo[K.GEO_S], geo[K.GEO_N], geo[K.GEO_C] = self.s_model, self.n_total, self.c
+        geo[K.GEO_ALPHA] = self.alpha
+        geo[K.GEO_G0], geo[K.GEO_SCALE], geo[K.GEO_U0] = self.georisk, self.scale, self.u0
+        geo[K.GEO_WA], geo[K.GEO_WB] = self.wa.sum(), self.wb.sum()
+        geo[K.GEO_PHI0], geo[K.GEO_DENSITY] = self.phi_u0, self.density
+        geo[K.GEO_A1 : K.GEO_A1 + 5] = self.coef
+        return geo
 
 
 class RiskObjective:
@@ -155,7 +216,7 @@ class RiskObjective:
         self.norm = bool(params["lambdarank_norm"])
         self.label_gain = label_gain
         self._baseline_scores = self._check_baselines(kind, baseline, baselines)
-        self._bound: dict[str, Any] | None = None
+        self._bound: _Bound | None = None
         self.reset()
 
     # ------------------------------------------------------------------ construction helpers
@@ -212,18 +273,18 @@ class RiskObjective:
     @property
     def baseline_ndcg_(self) -> np.ndarray | None:
         """Per-query NDCG@cutoff of the baseline(s) (None before the first call)."""
-        return None if self._bound is None else self._bound["mb"]
+        return None if self._bound is None else self._bound.mb
 
     @property
     def active_(self) -> np.ndarray | None:
         """Per-query mask of queries that can receive a gradient (None before the first call)."""
-        return None if self._bound is None else self._bound["active"]
+        return None if self._bound is None else self._bound.active
 
     def __repr__(self) -> str:
         return f"RiskObjective(kind={self.kind!r}, alpha={self.alpha}, cutoff={self.cutoff})"
 
     # ------------------------------------------------------------------ binding to the data
-    def _bind(self, labels: np.ndarray, group: Any) -> dict[str, Any]:
+    def _bind(self, labels: np.ndarray, group: Any) -> _Bound:
         from . import _kernels as K
 
         if group is None:
@@ -257,30 +318,35 @@ class RiskObjective:
         qmin = np.minimum.reduceat(y, qstart[:-1])
         active = (qmax != qmin) & (inv_cut > 0)
         table, sig_min, sig_max, sig_factor = _sigmoid_table(self.sigmoid)
-        phi = _phi_table() if self.kind == "georisk" else np.zeros(2)
-        bound: dict[str, Any] = dict(
-            n=n, group=group, labels=lab, y=y, qstart=qstart, disc=disc, inv_trunc=inv_trunc,
-            inv_cut=inv_cut, active=active, table=table, sig=(sig_min, sig_max, sig_factor), mb=None, phi=phi,
+        return _Bound(
+            n=n, group=group, labels=lab, y=y, qstart=qstart, disc=disc, inv_trunc=inv_trunc, inv_cut=inv_cut,
+            active=active, table=table, sig_min=sig_min, sig_max=sig_max, sig_factor=sig_factor,
+            phi=_phi_table(), mb=self._baseline_ndcg(y, qstart, disc, inv_cut),
         )  # fmt: skip
-        if self._baseline_scores is not None:
-            b = self._baseline_scores
-            if b.shape[0] != n:
-                hint = " (baselines is systems × rows: pass its transpose)" if b.shape[1] == n else ""
-                raise ValueError(
-                    f"baseline scores cover {b.shape[0]} rows but the training data has {n} rows: "
-                    f"pass one score per training row, in training-row order{hint}"
-                )
-            mats = np.stack(
-                [K.sort_and_ndcg(np.ascontiguousarray(b[:, s]), y, qstart, self.label_gain, disc, inv_cut,
-                                 self.cutoff)[1] for s in range(b.shape[1])]
-            )  # fmt: skip
-            if self.kind in _SINGLE:
-                bound["mb"] = mats[0]
-            elif self.kind == "tfaro_star":
-                bound["mb"] = mats.mean(axis=0)
-            else:
-                bound["mb"] = mats
-        return bound
+
+    def _baseline_ndcg(
+        self, y: np.ndarray, qstart: np.ndarray, disc: np.ndarray, inv_cut: np.ndarray
+    ) -> np.ndarray | None:
+        """Per-query NDCG@cutoff of the baseline(s): one row (single), the mean row or the matrix."""
+        from . import _kernels as K
+
+        b = self._baseline_scores
+        if b is None:
+            return None
+        n = len(y)
+        if b.shape[0] != n:
+            hint = " (baselines is systems × rows: pass its transpose)" if b.shape[1] == n else ""
+            raise ValueError(
+                f"baseline scores cover {b.shape[0]} rows but the training data has {n} rows: "
+                f"pass one score per training row, in training-row order{hint}"
+            )
+        mats = np.stack(
+            [K.sort_and_ndcg_serial(np.ascontiguousarray(b[:, s]), y, qstart, self.label_gain, disc, inv_cut,
+                             self.cutoff)[1] for s in range(b.shape[1])]
+        )  # fmt: skip
+        if self.kind in _SINGLE:
+            return mats[0]
+        return mats.mean(axis=0) if self.kind == "tfaro_star" else mats
 
     # ------------------------------------------------------------------ the objective
     def __call__(
@@ -312,11 +378,14 @@ class RiskObjective:
         n = len(labels)
         threads = self.num_threads or (1 if n < _PARALLEL_MIN_ROWS else numba.config.NUMBA_NUM_THREADS)
         threads = min(threads, numba.config.NUMBA_NUM_THREADS)
+        preds = np.asarray(preds, dtype=np.float64)
+        if threads == 1:  # the serial kernels: same results, and half the compile time of parallel ones
+            return self._gradients(preds, np.asarray(labels), group, weight, parallel=False)
         previous = numba.get_num_threads()
         if threads != previous:
             numba.set_num_threads(threads)
         try:
-            return self._gradients(np.asarray(preds, dtype=np.float64), np.asarray(labels), group, weight)
+            return self._gradients(preds, np.asarray(labels), group, weight, parallel=True)
         finally:
             if threads != previous:
                 numba.set_num_threads(previous)
@@ -331,13 +400,13 @@ class RiskObjective:
         # lightgbm.train deep-copies its params: keep one object so that its diagnostics are the caller's
         return self
 
-    def _ensure_bound(self, labels: np.ndarray, group: Any, new_run: bool) -> dict[str, Any]:
+    def _ensure_bound(self, labels: np.ndarray, group: Any, new_run: bool) -> _Bound:
         bd = self._bound
         if bd is not None:
             g = None if group is None else np.asarray(group)
             same = (
-                g is not None and len(labels) == bd["n"] and len(g) == len(bd["group"])
-                and np.array_equal(g, bd["group"]) and np.array_equal(labels, bd["labels"])
+                g is not None and len(labels) == bd.n and len(g) == len(bd.group)
+                and np.array_equal(g, bd.group) and np.array_equal(labels, bd.labels)
             )  # fmt: skip
             if same:
                 return bd
@@ -350,7 +419,7 @@ class RiskObjective:
         return self._bound
 
     def _gradients(
-        self, preds: np.ndarray, labels: np.ndarray, group: Any, weight: Any
+        self, preds: np.ndarray, labels: np.ndarray, group: Any, weight: Any, parallel: bool
     ) -> tuple[np.ndarray, np.ndarray]:
         from . import _kernels as K
 
@@ -358,120 +427,140 @@ class RiskObjective:
         if new_run:
             self.reset()  # all-zero scores again: a new training run (same or other data)
         bd = self._ensure_bound(labels, group, new_run)
-        if preds.ndim != 1 or len(preds) != bd["n"]:
-            raise ValueError(f"expected {bd['n']} scores, got shape {preds.shape}")
+        if preds.ndim != 1 or len(preds) != bd.n:
+            raise ValueError(f"expected {bd.n} scores, got shape {preds.shape}")
         preds = np.ascontiguousarray(preds)
-        order, mm = K.sort_and_ndcg(preds, bd["y"], bd["qstart"], self.label_gain, bd["disc"], bd["inv_cut"],
-                                    self.cutoff)  # fmt: skip
-        nq = len(bd["group"])
-        active = bd["active"]
-        mb = bd["mb"]
-        mode = K.MODE_SCALE
-        qmult = np.ones(nq)
-        qmb = np.zeros(nq)
-        qalpha = np.zeros(nq)
-        qin = np.zeros(nq, dtype=np.bool_)
-        qt = np.zeros(nq)
-        qzrest = np.zeros(nq)
-        qzw = np.zeros(nq)
-        qwa = np.zeros(nq)
-        qwb = np.zeros(nq)
-        geo = np.zeros(16)
-        record: dict[str, float] = {"round": float(self.round_), "mean_ndcg": float(mm[active].mean())
-                                    if active.any() else float("nan")}  # fmt: skip
-        if self.kind in ("urisk", "tsaro", "tfaro", "tfaro_star"):
-            qmb = mb
-            record["below"] = float(np.count_nonzero(mm[active] < mb[active]))
-        if self.kind == "urisk":
-            mode = K.MODE_UCRO
-            qalpha[:] = self.alpha
-        elif self.kind in ("tsaro", "tfaro", "tfaro_star"):
-            ap = self._alpha_prime(mm, mb, active)
-            self.alpha_prime_ = ap
-            if self.kind == "tsaro":
-                mode = K.MODE_UCRO
-                qalpha = ap
-            else:
-                qmult = 1.0 + ap
-        elif self.kind == "georisk" and self.alpha > 0:
-            mode = K.MODE_GEORISK if self.georisk_update == "incremental" else K.MODE_GEORISK_EXACT
-            qin, qt, qzrest, qzw, qwa, qwb, geo = self._georisk_state(mm, mb, active)
-            record["georisk"] = float(geo[4])
-        grad, hess = K.lambdas(
-            preds, bd["y"], bd["qstart"], order, bd["inv_trunc"], self.label_gain, bd["disc"], bd["table"],
-            bd["sig"][0], bd["sig"][1], bd["sig"][2], self.sigmoid, self.norm, self.truncation_level, mode,
-            qmult, mm, qmb, qalpha, qin, qt, qzrest, qzw, qwa, qwb, geo, bd["phi"],
+        sort_and_ndcg = K.sort_and_ndcg if parallel else K.sort_and_ndcg_serial
+        lambdas = K.lambdas if parallel else K.lambdas_serial
+        order, mm = sort_and_ndcg(preds, bd.y, bd.qstart, self.label_gain, bd.disc, bd.inv_cut, self.cutoff)
+        w = self._pair_weights(mm, bd)
+        grad, hess = lambdas(
+            preds, bd.y, bd.qstart, order, bd.inv_trunc, self.label_gain, bd.disc, bd.table,
+            bd.sig_min, bd.sig_max, bd.sig_factor, self.sigmoid, self.norm, self.truncation_level, w.mode,
+            w.mult, mm, w.mb, w.alpha, w.geo.in_matrix, w.geo.col_total, w.geo.z_rest, w.geo.z_w, w.geo.wa,
+            w.geo.wb, w.geo.constants(), bd.phi,
         )  # fmt: skip
         if weight is not None:
-            w = np.asarray(weight, dtype=np.float32)
-            if w.shape != grad.shape:
-                raise ValueError(f"weight has shape {w.shape}, expected ({bd['n']},)")
-            grad = grad * w
-            hess = hess * w
+            wt = np.asarray(weight, dtype=np.float32)
+            if wt.shape != grad.shape:
+                raise ValueError(f"weight has shape {wt.shape}, expected ({bd.n},)")
+            grad = grad * wt
+            hess = hess * wt
+        self._record(mm, bd, w)
+        return grad, hess
+
+    def _pair_weights(self, mm: np.ndarray, bd: _Bound) -> _PairWeights:
+        """The kernels' pair-weight mode and per-query inputs for this round."""
+        from . import _kernels as K
+
+        nq = len(bd.group)
+        w = _PairWeights(K.MODE_SCALE, np.ones(nq), np.zeros(nq), np.zeros(nq), _empty_georisk_round(nq))
+        if self.kind in ("urisk", "tsaro", "tfaro", "tfaro_star"):
+            w.mb = bd.mb
+        if self.kind == "urisk":
+            w.mode = K.MODE_UCRO
+            w.alpha[:] = self.alpha
+        elif self.kind in ("tsaro", "tfaro", "tfaro_star"):
+            ap = self._alpha_prime(mm, bd.mb, bd.active)
+            self.alpha_prime_ = ap
+            if self.kind == "tsaro":
+                w.mode, w.alpha = K.MODE_UCRO, ap
+            else:
+                w.mult = 1.0 + ap
+        elif self.kind == "georisk" and self.alpha > 0:
+            w.mode = K.MODE_GEORISK if self.georisk_update == "incremental" else K.MODE_GEORISK_EXACT
+            w.geo = self._georisk_state(mm, bd.mb, bd.active)
+        return w
+
+    def _record(self, mm: np.ndarray, bd: _Bound, w: _PairWeights) -> None:
+        """Diagnostics of the round (``history_``, ``model_ndcg_``) and the round counter."""
+        active = bd.active
+        mean = float(mm[active].mean()) if active.any() else math.nan
+        record = {"round": float(self.round_), "mean_ndcg": mean}
+        if self.kind in ("urisk", "tsaro", "tfaro", "tfaro_star"):
+            record["below"] = float(np.count_nonzero(mm[active] < bd.mb[active]))
+        if self.kind == "georisk" and self.alpha > 0:
+            record["georisk"] = w.geo.georisk
         self.model_ndcg_ = mm
         if self.record_ndcg:
             self._ndcg_rounds.append(mm)
         self.history_.append(record)
         self.round_ += 1
-        return grad, hess
 
     def _alpha_prime(self, mm: np.ndarray, mb: np.ndarray, active: np.ndarray) -> np.ndarray:
-        """α′ = α·[1 − Φ(x / s_x)], Dinçer et al. (2014) Eq. 21 and 25."""
-        delta = mm - mb
-        x = np.where(delta < 0, (1.0 + self.alpha) * delta, delta)
+        """α′ = α·[1 − Φ(T_R)], T_R = x / s_x (Dinçer et al. 2014, Eqs. 21 and 25).
+
+        ``x`` and ``s_x`` come from the numeric core (:func:`~pyterrier_risk.core.risk_weighted_differences`,
+        ``summand_sd``), as in TRisk; ``s_x`` is taken over the active queries.
+        """
+        from ..core._urisk import risk_weighted_differences, summand_sd, topic_t_r
+
+        x = risk_weighted_differences(mm, mb, self.alpha)
         if self.s_x_ is None or self.se_round is None or self.round_ <= self.se_round:
             # re-estimated each round until round se_round, then frozen (paper: after the first iteration)
-            xa = x[active]
-            self.s_x_ = float(np.sqrt(np.mean((xa - xa.mean()) ** 2))) if len(xa) else 0.0
-        t = x / self.s_x_ if self.s_x_ > 0 else np.zeros_like(x)
-        return self.alpha * (1.0 - _normal_cdf(t))
+            self.s_x_ = summand_sd(x[active])
+        return self.alpha * (1.0 - _normal_cdf(topic_t_r(x, self.s_x_)))
 
-    def _georisk_state(
-        self, mm: np.ndarray, mb: np.ndarray, active: np.ndarray
-    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-        """Totals and z summands of the GeoRisk matrix (baselines + model) for the kernels' ΔM′."""
+    def _georisk_state(self, mm: np.ndarray, mb: np.ndarray, active: np.ndarray) -> GeoRiskRound:
+        """The GeoRisk matrix (baselines + model, active queries) of the round, for the kernels' ΔM′.
+
+        z and GeoRisk come from the numeric core (``row_z_scores``, ``georisk_from_zrisk``), as in
+        :func:`~pyterrier_risk.georisk`.
+        """
+        from ..core._zrisk import georisk_from_zrisk, row_z_scores
         from . import _kernels as K
 
         nq = len(mm)
         cols = np.flatnonzero(active)
         x = np.vstack([mb[:, cols], mm[cols][None, :]])  # systems (model last) × active queries
         c = float(len(cols))
-        row = x.sum(axis=1)
         col = x.sum(axis=0)
-        n_tot = float(row.sum())
-        s_m = float(row[-1])
-        with np.errstate(divide="ignore", invalid="ignore"):
-            e = s_m * col / n_tot if n_tot > 0 else np.zeros_like(col)
-            z = np.where(e > 0, (x[-1] - e) / np.sqrt(np.where(e > 0, e, 1.0)), 0.0)
-        zw = np.where(z < 0, (1.0 + self.alpha) * z, z)
+        n_tot = float(col.sum())
+        s_m = float(x[-1].sum())
+        z = row_z_scores(x[-1], s_m, col, n_tot)
+        w = np.where(z < 0, 1.0 + self.alpha, 1.0)
+        zw = w * z
         z_m = float(zw.sum())
         phi = float(_normal_cdf(z_m / c)) if c > 0 else 0.5
-        g0 = math.sqrt(max(s_m, 0.0) / c * phi) if c > 0 else 0.0
+        g0 = float(georisk_from_zrisk(s_m, z_m, int(c))) if c > 0 else 0.0
         # express ΔGeoRisk in NDCG units: divide by ∂GeoRisk/∂M_m(j) at fixed ZRisk = Φ/(2·c·GeoRisk)
         scale = 2.0 * c * g0 / phi if g0 > 0 and phi > 0 else c
-        qin = np.zeros(nq, dtype=np.bool_)
-        qin[cols] = True
-        qt = np.zeros(nq)
-        qt[cols] = col
-        qzrest = np.zeros(nq)
-        qzrest[cols] = z_m - zw
-        qzw = np.zeros(nq)
-        qzw[cols] = zw
-        w = np.where(z < 0, 1.0 + self.alpha, 1.0)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            wa_c = np.where(col > 0, w * x[-1] / np.sqrt(np.where(col > 0, col, 1.0)), 0.0)
-        wb_c = np.where(col > 0, w * np.sqrt(np.maximum(col, 0.0)), 0.0)
-        qwa = np.zeros(nq)
-        qwa[cols] = wa_c
-        qwb = np.zeros(nq)
-        qwb[cols] = wb_c
+        root = np.sqrt(np.maximum(col, 0.0))
+        wa_c = np.divide(w * x[-1], root, out=np.zeros_like(col), where=col > 0)
+        wb_c = np.where(col > 0, w * root, 0.0)
         u0 = z_m / c if c > 0 else 0.0
         density = math.exp(-0.5 * u0 * u0) / math.sqrt(2.0 * math.pi)
-        coef = K.georisk_series_coefficients(u0, density)
-        geo = np.array(
-            [s_m, n_tot, c, self.alpha, g0, scale, wa_c.sum(), wb_c.sum(), u0, phi, density, *coef]
-        )
-        return qin, qt, qzrest, qzw, qwa, qwb, geo
+
+        def spread(values: np.ndarray, dtype: Any = float) -> np.ndarray:
+            out = np.zeros(nq, dtype=dtype)
+            out[cols] = values
+            return out
+
+        return GeoRiskRound(
+            in_matrix=spread(True, np.bool_), col_total=spread(col), z_rest=spread(z_m - zw), z_w=spread(zw),
+            wa=spread(wa_c), wb=spread(wb_c), s_model=s_m, n_total=n_tot, c=c, alpha=self.alpha, georisk=g0,
+            scale=scale, u0=u0, phi_u0=phi, density=density, coef=K.georisk_series_coefficients(u0, density),
+        )  # fmt: skip
+
+
+@dataclass
+class _PairWeights:
+    """The kernels' pair-weight inputs of one round: mode, per-query multiplier/baseline/α, GeoRisk."""
+
+    mode: int
+    mult: np.ndarray
+    mb: np.ndarray
+    alpha: np.ndarray
+    geo: GeoRiskRound
+
+
+def _empty_georisk_round(nq: int) -> GeoRiskRound:
+    zeros = np.zeros(nq)
+    return GeoRiskRound(
+        in_matrix=np.zeros(nq, dtype=np.bool_), col_total=zeros, z_rest=zeros, z_w=zeros, wa=zeros, wb=zeros,
+        s_model=0.0, n_total=0.0, c=0.0, alpha=0.0, georisk=0.0, scale=0.0, u0=0.0, phi_u0=0.0, density=0.0,
+        coef=np.zeros(5),
+    )  # fmt: skip
 
 
 def _as_float_array(values: Any, name: str) -> np.ndarray:

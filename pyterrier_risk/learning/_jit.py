@@ -1,0 +1,123 @@
+"""numba compilation with an optional on-disk cache that lives outside the package.
+
+This is the package's one compatibility shim around numba. ``numba.njit(cache=True)`` writes its
+cache next to the module (``site-packages/pyterrier_risk/.../__pycache__``), which ``pip
+uninstall`` leaves behind (the leftover folder then imports as an empty namespace package), and it
+raises ``RuntimeError: cannot cache function ...: no locator available`` when neither the package
+folder nor the home directory is writable. Here caching is an optimisation, never a requirement:
+
+* the cache lives in :func:`cache_dir`: ``$PYTERRIER_RISK_CACHE_DIR`` if set, else
+  ``$NUMBA_CACHE_DIR`` if set, else ``$XDG_CACHE_HOME/pyterrier_risk/numba`` (default
+  ``~/.cache/pyterrier_risk/numba``); ``PYTERRIER_RISK_CACHE_DIR=off`` disables it;
+* when that folder cannot be created or written, kernels compile in memory (once per process)
+  and a :class:`JITCacheWarning` says so once.
+
+numba chooses a cache location when caching is enabled on a dispatcher, from its setting
+``numba.config.CACHE_DIR`` (the ``NUMBA_CACHE_DIR`` setting); it is set to our folder only for
+that call and restored at once, so other numba users in the process are not affected.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+import threading
+import types
+import warnings
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import numba as nb
+
+__all__ = ["JITCacheWarning", "cache_dir", "jit", "serial_twin"]
+
+_LOCK = threading.Lock()
+_WARNED: list[str] = []
+
+
+class JITCacheWarning(UserWarning):
+    """The compiled kernels cannot be cached on disk; they are compiled in memory instead."""
+
+
+def cache_dir() -> Path | None:
+    """The folder of the kernels' on-disk cache, or None when caching is disabled."""
+    for var in ("PYTERRIER_RISK_CACHE_DIR", "NUMBA_CACHE_DIR"):
+        value = os.environ.get(var, "").strip()
+        if value:
+            return None if value.lower() in ("off", "0", "none", "false") else Path(value).expanduser()
+    base = os.environ.get("XDG_CACHE_HOME", "").strip() or os.path.join("~", ".cache")
+    return Path(base).expanduser() / "pyterrier_risk" / "numba"
+
+
+def _writable(path: Path) -> bool:
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+        tempfile.TemporaryFile(dir=path).close()
+    except OSError:
+        return False
+    return True
+
+
+def _warn_once(message: str) -> None:
+    if message not in _WARNED:
+        _WARNED.append(message)
+        warnings.warn(message, JITCacheWarning, stacklevel=4)
+
+
+def _enable_cache(dispatcher: Any) -> None:
+    folder = cache_dir()
+    if folder is None:
+        return
+    if not _writable(folder):
+        _warn_once(f"cannot write the kernel cache folder {folder}; kernels are compiled in memory "
+                   "(set PYTERRIER_RISK_CACHE_DIR to a writable folder to cache them)")  # fmt: skip
+        return
+    with _LOCK:
+        previous = nb.config.CACHE_DIR
+        nb.config.CACHE_DIR = str(folder)
+        try:
+            dispatcher.enable_caching()
+        except (RuntimeError, OSError) as e:
+            _warn_once(f"cannot cache the kernels in {folder} ({e}); they are compiled in memory")
+        finally:
+            nb.config.CACHE_DIR = previous
+
+
+def jit(**options: Any) -> Callable[[Callable[..., Any]], Any]:
+    """``numba.njit(**options)`` with the package's optional, out-of-package disk cache.
+
+    Args:
+        **options: numba options (``parallel``, ``inline``, ``error_model``, ...); ``cache`` is
+            not accepted (the cache is decided here).
+
+    Returns:
+        A decorator returning the numba dispatcher.
+    """
+    if "cache" in options:
+        raise TypeError("jit() decides caching itself; do not pass cache=")
+
+    def decorate(func: Callable[..., Any]) -> Any:
+        dispatcher = nb.njit(**options)(func)
+        _enable_cache(dispatcher)
+        return dispatcher
+
+    return decorate
+
+
+def serial_twin(dispatcher: Any, name: str) -> Any:
+    """A serial (``parallel=False``) compilation of a ``parallel=True`` kernel, cached under ``name``.
+
+    The parallel (parfors) pipeline compiles about twice as slowly; below the size where threads
+    pay off, the serial twin gives the same results (the ``prange`` loops run as ``range``) sooner.
+    The twin is a copy of the Python function under another name, so that the two compilations
+    never share a cache entry.
+    """
+    func = dispatcher.py_func
+    twin = types.FunctionType(func.__code__, func.__globals__, name, func.__defaults__, func.__closure__)
+    twin.__qualname__ = name
+    twin.__doc__ = f"Serial compilation of :func:`{func.__name__}` (same arguments and results)."
+    twin.__annotations__ = dict(func.__annotations__)
+    skip = ("parallel", "cache", "nopython")
+    options = {k: v for k, v in dispatcher.targetoptions.items() if k not in skip}
+    return jit(**options)(twin)
