@@ -37,10 +37,12 @@ def _weighted(d, alpha):
     return np.where(d < 0, (1 + alpha) * d, d)
 
 
-def _brute_force(s, b, alpha, statistic="urisk", alternative="two-sided"):
+def _brute_force(s, b, alpha, statistic="urisk", alternative="two-sided", null="exchangeable"):
     """Every one of the 2^c sign assignments, written out with itertools (no shared code)."""
     d = np.asarray(s) - np.asarray(b)
     c = len(d)
+    if null == "symmetric":  # flip the weighted differences, weight nothing afterwards
+        d, alpha = _weighted(d, alpha), 0.0
 
     def stat(x):
         w = _weighted(x, alpha)
@@ -146,6 +148,31 @@ def test_exact_enumeration_equals_brute_force(alpha, statistic, alternative):
     assert r.null_mean == pytest.approx(null_mean, rel=1e-9, abs=1e-15)
 
 
+@pytest.mark.parametrize("alpha", [1, 5])
+@pytest.mark.parametrize("statistic", ["urisk", "trisk"])
+@pytest.mark.parametrize("alternative", ["two-sided", "less"])
+def test_symmetric_null_equals_brute_force(alpha, statistic, alternative):
+    s, b = _pair(9, seed=alpha + 13)
+    t, p, null_mean = _brute_force(s, b, alpha, statistic, alternative, null="symmetric")
+    r = randomization_test(s, b, alpha=alpha, n_resamples=512, statistic=statistic, alternative=alternative,
+                           null="symmetric")
+    assert r.null == "symmetric" and r.statistic == pytest.approx(t, rel=1e-12)
+    assert r.p_value == pytest.approx(p, abs=1e-15)
+    assert abs(r.null_mean) < 1e-12  # centred at 0, unlike the exchangeable null
+
+
+def test_symmetric_null_is_scipys_one_sample_sign_flip_test():
+    s, b = _pair(12, seed=14)
+    x = _weighted(s - b, 3)
+    ref = stats.permutation_test((x,), lambda v, axis: np.mean(v, axis=axis), permutation_type="samples",
+                                 n_resamples=np.inf)
+    got = randomization_test(s, b, alpha=3, n_resamples=2**12, null="symmetric")
+    assert got.p_value == pytest.approx(ref.pvalue, abs=1e-12)
+    # at alpha = 0 the two nulls are one
+    assert randomization_test(s, b, null="symmetric", n_resamples=2**12).p_value == \
+        randomization_test(s, b, n_resamples=2**12).p_value
+
+
 @pytest.mark.parametrize("alpha", [0, 2])
 @pytest.mark.parametrize("alternative", ["greater", "less"])
 def test_one_sided_equals_scipy_permutation_test(alpha, alternative):
@@ -237,6 +264,7 @@ def test_series_are_aligned_by_topic():
     ({"n_resamples": True}, "n_resamples"),
     ({"statistic": "mean"}, "statistic"),
     ({"alternative": "both"}, "alternative"),
+    ({"null": "gaussian"}, "null"),
 ])
 def test_randomization_bad_options(kwargs, match):
     with pytest.raises(ValueError, match=match):
@@ -341,12 +369,21 @@ def test_randomization_pairs_share_flips_and_equal_the_single_test():
     m = _matrix(k=4, c=25)
     out = compare_systems(m, alpha=1, n_resamples=2000, seed=4, correction="fdr_bh", level=0.1)
     assert out.attrs == {"test": "randomization", "alpha": 1.0, "correction": "fdr_bh", "level": 0.1,
-                         "n_resamples": 2000, "exact": False, "statistic": "urisk"}
+                         "n_resamples": 2000, "exact": False, "statistic": "urisk", "null": "exchangeable"}
     for row in out.itertuples():
         a, b = m.loc[row.system_a], m.loc[row.system_b]
         single = randomization_test(a, b, alpha=1, n_resamples=2000, seed=4)
         assert row.p_value == single.p_value and row.statistic == pytest.approx(single.urisk, rel=1e-12)
     np.testing.assert_allclose(out["p_adjusted"], multitest.multipletests(out["p_value"], method="fdr_bh")[1])
+
+
+def test_randomization_pairs_with_the_symmetric_null():
+    m = _matrix(k=3, c=20)
+    out = compare_systems(m, alpha=5, n_resamples=1500, null="symmetric", statistic="trisk")
+    for row in out.itertuples():
+        single = randomization_test(m.loc[row.system_a], m.loc[row.system_b], alpha=5, n_resamples=1500,
+                                    null="symmetric", statistic="trisk")
+        assert row.p_value == single.p_value and row.statistic == pytest.approx(single.statistic)
 
 
 def test_randomization_pairs_exact_equal_brute_force():
@@ -403,6 +440,7 @@ def test_tukey_uses_the_two_way_anova_error():
     ({"correction": "nope"}, "unknown multiple-testing correction"),
     ({"level": 1.5}, "level"),
     ({"statistic": "z"}, "statistic"),
+    ({"null": "z"}, "null"),
 ])
 def test_compare_bad_options(kwargs, match):
     with pytest.raises(ValueError, match=match):

@@ -31,6 +31,11 @@ one-sided p-values (``alternative='greater'``/``'less'``) do not depend on α (t
 the mean difference), and the two-sided one does, through the distance of the null's centre
 from 0. TRisk (Dinçer et al. 2014) tests :math:`E[x_i] = 0` with a t approximation instead.
 
+``null='symmetric'`` tests TRisk's own null instead, without its t approximation: under H0 the
+risk-weighted differences :math:`x_i` (2014 eq. 11) are symmetric about 0 (so :math:`E[x_i] = 0`,
+URisk = 0), and a resample flips the signs of the :math:`x_i` themselves,
+:math:`U^* = \frac1c\sum_i f_i x_i`. Its null distribution is centred at 0 for every α.
+
 ``statistic='trisk'`` uses the studentised statistic :math:`\bar x^*/(s_{x^*}/\sqrt c)` under the
 same flips (the randomization version of TRisk; not affine in :math:`\bar d^*` when α > 0).
 
@@ -69,6 +74,7 @@ __all__ = [
 ]
 
 _STATISTICS = ("urisk", "trisk")
+_NULLS = ("exchangeable", "symmetric")
 _ALTERNATIVES = ("two-sided", "greater", "less")
 _TESTS = ("randomization", "t", "tukey")
 _CELLS_PER_CHUNK = 1 << 21  # float64 cells per resampling chunk (16 MiB per temporary array)
@@ -207,6 +213,8 @@ class RandomizationResult:
         statistic_name: ``'urisk'`` or ``'trisk'``.
         alternative: ``'two-sided'``, ``'greater'`` or ``'less'``.
         n_topics: the number of topics ``c``.
+        null: ``'exchangeable'`` (flip the differences, then weight) or ``'symmetric'`` (flip the
+            risk-weighted differences).
     """
 
     statistic: float
@@ -219,6 +227,7 @@ class RandomizationResult:
     statistic_name: str
     alternative: str
     n_topics: int
+    null: str = "exchangeable"
 
     def as_dict(self) -> dict[str, float | int | str | bool]:
         """The fields as a plain ``dict``."""
@@ -292,6 +301,13 @@ def _extreme(null: np.ndarray, observed: np.ndarray, alternative: str) -> np.nda
     return null <= observed + tol
 
 
+def _flip_rows(s: np.ndarray, b: np.ndarray, alpha: float, null: str) -> tuple[np.ndarray, float]:
+    """What is flipped, and the α applied after the flip: the raw differences, or the weighted ones."""
+    if null == "exchangeable":
+        return s - b, alpha
+    return risk_weighted_differences(s, b, alpha), 0.0
+
+
 def _sign_flip_p_values(d: np.ndarray, alpha: float, n_resamples: int, seed: Any, statistic: str,
                         alternative: str) -> tuple[np.ndarray, np.ndarray, np.ndarray, int, bool]:
     """Sign-flip test of each row of ``d`` (P, c), all rows sharing one set of flips.
@@ -322,6 +338,7 @@ def randomization_test(
     seed: Any = 0,
     statistic: Literal["urisk", "trisk"] = "urisk",
     alternative: Literal["two-sided", "greater", "less"] = "two-sided",
+    null: Literal["exchangeable", "symmetric"] = "exchangeable",
 ) -> RandomizationResult:
     r"""Paired sign-flip (randomization) test of URisk against a baseline.
 
@@ -344,6 +361,9 @@ def randomization_test(
         statistic: ``'urisk'`` (the mean) or ``'trisk'`` (the mean over its standard error).
         alternative: ``'two-sided'`` (:math:`|U^*| \ge |U|`), ``'greater'`` (:math:`U^* \ge U`) or
             ``'less'`` (:math:`U^* \le U`).
+        null: ``'exchangeable'`` (system and baseline exchangeable per topic: flip the raw
+            differences, then weight) or ``'symmetric'`` (TRisk's H0 URisk = 0 with the weighted
+            differences symmetric about 0: flip them). Equal at ``alpha = 0``.
 
     Returns:
         A frozen :class:`RandomizationResult`.
@@ -360,17 +380,18 @@ def randomization_test(
     alpha = check_alpha(alpha)
     _check_choice(statistic, "statistic", _STATISTICS)
     _check_choice(alternative, "alternative", _ALTERNATIVES)
+    _check_choice(null, "null", _NULLS)
     n_resamples = _check_resamples(n_resamples)
     s, b, _ = as_score_pair(scores, baseline)
     if statistic == "trisk" and s.shape[0] < 2:
         raise ValueError(f"statistic='trisk' needs at least two topics (a standard error), got {s.shape[0]}")
-    d = (s - b)[None, :]
-    observed, p, null_mean, total, exact = _sign_flip_p_values(d, alpha, n_resamples, seed, statistic,
-                                                               alternative)
+    d, weight = _flip_rows(s, b, alpha, null)
+    observed, p, null_mean, total, exact = _sign_flip_p_values(d[None, :], weight, n_resamples, seed,
+                                                               statistic, alternative)
     return RandomizationResult(
         statistic=float(observed[0]), urisk=float(np.mean(risk_weighted_differences(s, b, alpha))),
         p_value=float(p[0]), n_resamples=total, exact=exact, null_mean=float(null_mean[0]), alpha=alpha,
-        statistic_name=statistic, alternative=alternative, n_topics=int(s.shape[0]),
+        statistic_name=statistic, alternative=alternative, n_topics=int(s.shape[0]), null=null,
     )
 
 
@@ -467,15 +488,16 @@ def _tukey_blocked(values: np.ndarray, pairs: list[tuple[int, int]]) -> tuple[np
 
 
 def _pair_p_values(values: np.ndarray, pairs: list[tuple[int, int]], test: str, alpha: float,
-                   n_resamples: int, seed: Any, statistic: str) -> tuple[np.ndarray, np.ndarray]:
+                   n_resamples: int, seed: Any, statistic: str, null: str) -> tuple[np.ndarray, np.ndarray]:
     """The statistic and p-value of each pair (a, b), b being the baseline."""
     if test == "tukey":
         return _tukey_blocked(values, pairs)
     if test == "t":
         results = [trisk(values[a], values[b], alpha) for a, b in pairs]
         return np.array([r.trisk for r in results]), np.array([r.p_value for r in results])
-    d = np.stack([values[a] - values[b] for a, b in pairs])
-    observed, p, _, _, _ = _sign_flip_p_values(d, alpha, n_resamples, seed, statistic, "two-sided")
+    flipped = [_flip_rows(values[a], values[b], alpha, null) for a, b in pairs]
+    d, weight = np.stack([f[0] for f in flipped]), flipped[0][1]
+    observed, p, _, _, _ = _sign_flip_p_values(d, weight, n_resamples, seed, statistic, "two-sided")
     return observed, p
 
 
@@ -490,6 +512,7 @@ def compare_systems(
     seed: Any = 0,
     statistic: Literal["urisk", "trisk"] = "urisk",
     both_directions: bool = False,
+    null: Literal["exchangeable", "symmetric"] = "exchangeable",
 ) -> pd.DataFrame:
     r"""All-pairs comparisons of the listed systems: URisk of each against each, with a test and a correction.
 
@@ -517,6 +540,7 @@ def compare_systems(
         statistic: ``'urisk'`` or ``'trisk'`` for ``'randomization'``.
         both_directions: list each ordered pair (a against b and b against a); with ``alpha > 0``
             URisk is not antisymmetric. Default: each unordered pair once, in listing order.
+        null: the randomization test's null (see :func:`randomization_test`).
 
     Returns:
         A DataFrame with one row per pair: ``system_a``, ``system_b``, ``mean_diff``, ``urisk``,
@@ -531,6 +555,7 @@ def compare_systems(
     alpha = check_alpha(alpha)
     _check_choice(test, "test", _TESTS)
     _check_choice(statistic, "statistic", _STATISTICS)
+    _check_choice(null, "null", _NULLS)
     n_resamples = _check_resamples(n_resamples)
     if not (isinstance(level, (int, float)) and 0 < level < 1):
         raise ValueError(f"level must be a number in (0, 1), got {level!r}")
@@ -542,7 +567,7 @@ def compare_systems(
     values, systems, _ = as_matrix(matrix, min_systems=2, min_topics=2)
     names = list(systems) if systems is not None else list(range(values.shape[0]))
     pairs = list((permutations if both_directions else combinations)(range(values.shape[0]), 2))
-    stat, p = _pair_p_values(values, pairs, test, alpha, n_resamples, seed, statistic)
+    stat, p = _pair_p_values(values, pairs, test, alpha, n_resamples, seed, statistic, null)
     x = [risk_weighted_differences(values[a], values[b], alpha) for a, b in pairs]
     p_adj = p.copy() if method is None else adjust_p_values(p, method)
     out = pd.DataFrame({
@@ -555,5 +580,6 @@ def compare_systems(
     if test == "randomization":
         c = values.shape[1]
         exact = c < 63 and (1 << c) <= n_resamples
-        out.attrs.update(n_resamples=(1 << c) if exact else n_resamples, exact=exact, statistic=statistic)
+        out.attrs.update(n_resamples=(1 << c) if exact else n_resamples, exact=exact, statistic=statistic,
+                         null=null)
     return out
