@@ -122,7 +122,7 @@ def test_bad_input():
         trisk([0.1], [0.2])
     with pytest.raises(ValueError, match="se must be one of"):
         trisk(A, B, se="bootstrap")
-    with pytest.raises(ValueError, match="alpha must be >= 0"):
+    with pytest.raises(ValueError, match="alpha must be a finite number >= 0"):
         trisk(A, B, alpha=-1)
     with pytest.raises(ValueError, match="different lengths"):
         trisk(A, B[:-1])

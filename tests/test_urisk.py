@@ -86,7 +86,7 @@ def test_bad_input(func):
         func([0.1, 0.2], [-0.1, 0.2])
     with pytest.raises(ValueError, match="infinite"):
         func([0.1, np.inf], [0.1, 0.2])
-    with pytest.raises(ValueError, match="alpha must be >= 0"):
+    with pytest.raises(ValueError, match="alpha must be a finite number >= 0"):
         func([0.1], [0.2], alpha=-0.5)
     with pytest.raises(ValueError, match="empty"):
         func([], [])

@@ -205,7 +205,7 @@ def test_bad_input(func):
 
 @pytest.mark.parametrize("func", [zrisk, georisk])
 def test_bad_alpha(func):
-    with pytest.raises(ValueError, match="alpha must be >= 0"):
+    with pytest.raises(ValueError, match="alpha must be a finite number >= 0"):
         func(TABLE3, alpha=-1)
     with pytest.raises(ValueError, match="finite"):
         func(TABLE3, alpha=float("nan"))
@@ -242,7 +242,7 @@ def test_curve_and_components_labels_and_errors():
     assert georisk_curve(TABLE3.to_numpy(), [1]).shape == (8, 1)
     parts = zrisk_components(TABLE3)
     assert list(parts.columns) == ["total", "negative", "mean"] and (parts["negative"] <= 0).all()
-    with pytest.raises(ValueError, match="alpha must be >= 0"):
+    with pytest.raises(ValueError, match="alpha must be a finite number >= 0"):
         georisk_curve(TABLE3, [1, -2])
     with pytest.raises(ValueError, match="at least 2 systems"):
         zrisk_components(TABLE3.iloc[:1])

@@ -21,6 +21,7 @@ import numpy as np
 import pandas as pd
 
 __all__ = [
+    "check_int",
     "as_score_pair",
     "as_score_vector",
     "as_matrix",
@@ -53,11 +54,36 @@ def check_alpha(alpha: float) -> float:
     if isinstance(alpha, bool) or not isinstance(alpha, (int, float, np.integer, np.floating)):
         raise TypeError(f"alpha must be a real number >= 0, got {type(alpha).__name__} {alpha!r}")
     value = float(alpha)
-    if not np.isfinite(value):
-        raise ValueError(f"alpha must be a finite number >= 0, got {alpha!r}")
-    if value < 0:
-        raise ValueError(f"alpha must be >= 0 (the risk-sensitivity parameter), got {alpha!r}")
+    if not np.isfinite(value) or value < 0:
+        raise ValueError(f"alpha must be a finite number >= 0 (the risk sensitivity), got {alpha!r}")
     return value
+
+
+def check_int(value: Any, name: str, *, minimum: int = 1, allow_none: bool = False) -> int | None:
+    """Return ``value`` as an int, or raise if it is not an integer ``>= minimum``.
+
+    The one check of count-like parameters (cutoffs, rounds, threads, resamples) in every layer.
+
+    Args:
+        value: the value to check (``bool`` is refused: ``True`` is not a count).
+        name: the parameter's name, for the message.
+        minimum: the smallest allowed value.
+        allow_none: whether None is allowed (and returned as is).
+
+    Raises:
+        TypeError: not an integer (a float such as 5.0 included).
+        ValueError: below ``minimum``.
+    """
+    if value is None and allow_none:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+        extra = " or None" if allow_none else ""
+        kind = type(value).__name__
+        raise TypeError(f"{name} must be an integer >= {minimum}{extra}, got {kind} {value!r}")
+    if value < minimum:
+        extra = " or None" if allow_none else ""
+        raise ValueError(f"{name} must be an integer >= {minimum}{extra}, got {value!r}")
+    return int(value)
 
 
 def _to_float_array(values: Any, name: str) -> np.ndarray:

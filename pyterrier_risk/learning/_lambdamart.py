@@ -24,7 +24,6 @@ import contextlib
 import hashlib
 import inspect
 import json
-import math
 import os
 import tempfile
 import warnings
@@ -35,6 +34,8 @@ from typing import Any, Union
 import numpy as np
 import pandas as pd
 import pyterrier as pt
+
+from ..core._validate import check_alpha, check_int
 
 KINDS: tuple[str, ...] = ("lambdarank", "urisk", "tsaro", "tfaro", "tfaro_star", "georisk")
 _SINGLE_BASELINE_KINDS = ("urisk", "tsaro", "tfaro")
@@ -145,26 +146,10 @@ class RiskLambdaMART(pt.Estimator):
     ) -> None:
         if not isinstance(objective, str) or objective not in KINDS:
             raise ValueError(f"unknown objective {objective!r}; expected one of {', '.join(KINDS)}")
-        if isinstance(alpha, bool) or not isinstance(alpha, (int, float, np.integer, np.floating)):
-            raise TypeError(f"alpha must be a number, got {type(alpha).__name__}")
-        if not math.isfinite(alpha) or alpha < 0:
-            raise ValueError(f"alpha must be a finite number >= 0, got {alpha!r}")
-        if isinstance(cutoff, bool) or not isinstance(cutoff, (int, np.integer)) or cutoff < 1:
-            raise ValueError(f"cutoff must be a positive integer, got {cutoff!r}")
-        if (
-            isinstance(num_boost_round, bool)
-            or not isinstance(num_boost_round, (int, np.integer))
-            or num_boost_round < 1
-        ):
-            raise ValueError(f"num_boost_round must be a positive integer, got {num_boost_round!r}")
-        if early_stopping_rounds is not None and (
-            isinstance(early_stopping_rounds, bool)
-            or not isinstance(early_stopping_rounds, (int, np.integer))
-            or early_stopping_rounds < 1
-        ):
-            raise ValueError(
-                f"early_stopping_rounds must be a positive integer or None, got {early_stopping_rounds!r}"
-            )
+        alpha = check_alpha(alpha)
+        check_int(cutoff, "cutoff")
+        check_int(num_boost_round, "num_boost_round")
+        check_int(early_stopping_rounds, "early_stopping_rounds", allow_none=True)
         if baseline is not None:
             _check_spec(baseline, "baseline")
         if baselines is not None:

@@ -29,6 +29,8 @@ from typing import Any
 
 import numpy as np
 
+from ..core._validate import check_alpha, check_int
+
 __all__ = ["objective", "RiskObjective", "KINDS"]
 
 KINDS = ("lambdarank", "urisk", "tsaro", "tfaro", "tfaro_star", "georisk")
@@ -171,39 +173,13 @@ class RiskObjective:
     ) -> None:
         if not isinstance(kind, str) or kind not in KINDS:
             raise ValueError(f"unknown objective kind {kind!r}; expected one of {', '.join(KINDS)}")
-        try:
-            alpha = float(alpha)
-        except (TypeError, ValueError):
-            raise TypeError(f"alpha must be a number, got {alpha!r}") from None
-        if not math.isfinite(alpha) or alpha < 0:
-            raise ValueError(f"alpha must be a finite number >= 0, got {alpha}")
-        if isinstance(cutoff, bool) or not isinstance(cutoff, (int, np.integer)) or cutoff < 1:
-            raise ValueError(f"cutoff must be an integer >= 1, got {cutoff!r}")
-        if se_round is not None and (not isinstance(se_round, (int, np.integer)) or se_round < 0):
-            raise ValueError(f"se_round must be None or an integer >= 0, got {se_round!r}")
         if georisk_update not in ("incremental", "exact"):
             raise ValueError(f"georisk_update must be 'incremental' or 'exact', got {georisk_update!r}")
-        if num_threads is not None and (not isinstance(num_threads, (int, np.integer)) or num_threads < 1):
-            raise ValueError(f"num_threads must be None or an integer >= 1, got {num_threads!r}")
-        unknown = set(lambdarank_params) - set(_LAMBDARANK_DEFAULTS)
-        if unknown:
-            raise TypeError(
-                f"unknown lambdarank parameter(s) {sorted(unknown)}; accepted: {sorted(_LAMBDARANK_DEFAULTS)}"
-            )
-        params = {**_LAMBDARANK_DEFAULTS, **lambdarank_params}
-        sigmoid = float(params["sigmoid"])
-        if not math.isfinite(sigmoid) or sigmoid <= 0:
-            raise ValueError(f"sigmoid must be > 0, got {params['sigmoid']!r}")
-        trunc = params["lambdarank_truncation_level"]
-        if isinstance(trunc, bool) or not isinstance(trunc, (int, np.integer)) or trunc < 1:
-            raise ValueError(f"lambdarank_truncation_level must be an integer >= 1, got {trunc!r}")
-        if params["label_gain"] is None:
-            label_gain = 2.0 ** np.arange(31) - 1.0
-        else:
-            label_gain = np.asarray(params["label_gain"], dtype=np.float64)
-            if label_gain.ndim != 1 or len(label_gain) == 0 or not np.isfinite(label_gain).all():
-                raise ValueError("label_gain must be a non-empty 1-d sequence of finite numbers")
-
+        alpha = check_alpha(alpha)
+        check_int(cutoff, "cutoff")
+        check_int(se_round, "se_round", minimum=0, allow_none=True)
+        check_int(num_threads, "num_threads", allow_none=True)
+        sigmoid, trunc, label_gain = _lambdarank_settings(lambdarank_params)
         self.kind = kind
         self.alpha = alpha
         self.cutoff = int(cutoff)
@@ -213,7 +189,7 @@ class RiskObjective:
         self.record_ndcg = bool(record_ndcg)
         self.sigmoid = sigmoid
         self.truncation_level = int(trunc)
-        self.norm = bool(params["lambdarank_norm"])
+        self.norm = bool(lambdarank_params.get("lambdarank_norm", _LAMBDARANK_DEFAULTS["lambdarank_norm"]))
         self.label_gain = label_gain
         self._baseline_scores = self._check_baselines(kind, baseline, baselines)
         self._bound: _Bound | None = None
@@ -563,6 +539,27 @@ def _empty_georisk_round(nq: int) -> GeoRiskRound:
     )  # fmt: skip
 
 
+def _lambdarank_settings(params: dict[str, Any]) -> tuple[float, int, np.ndarray]:
+    """Checked ``sigmoid``, truncation level and label gains (LightGBM's defaults where not given)."""
+    unknown = set(params) - set(_LAMBDARANK_DEFAULTS)
+    if unknown:
+        accepted = sorted(_LAMBDARANK_DEFAULTS)
+        raise TypeError(f"unknown lambdarank parameter(s) {sorted(unknown)}; accepted: {accepted}")
+    params = {**_LAMBDARANK_DEFAULTS, **params}
+    sigmoid = params["sigmoid"]
+    if isinstance(sigmoid, bool) or not isinstance(sigmoid, (int, float, np.integer, np.floating)):
+        raise TypeError(f"sigmoid must be a number > 0, got {sigmoid!r}")
+    if not math.isfinite(sigmoid) or sigmoid <= 0:
+        raise ValueError(f"sigmoid must be > 0, got {sigmoid!r}")
+    trunc = check_int(params["lambdarank_truncation_level"], "lambdarank_truncation_level")
+    if params["label_gain"] is None:
+        return float(sigmoid), trunc, 2.0 ** np.arange(31) - 1.0
+    label_gain = np.asarray(params["label_gain"], dtype=np.float64)
+    if label_gain.ndim != 1 or len(label_gain) == 0 or not np.isfinite(label_gain).all():
+        raise ValueError("label_gain must be a non-empty 1-d sequence of finite numbers")
+    return float(sigmoid), trunc, label_gain
+
+
 def _as_float_array(values: Any, name: str) -> np.ndarray:
     if hasattr(values, "to_numpy"):
         values = values.to_numpy()
@@ -577,19 +574,7 @@ def _as_float_array(values: Any, name: str) -> np.ndarray:
     return arr
 
 
-def objective(
-    kind: str,
-    *,
-    alpha: float = 0.0,
-    baseline: Any = None,
-    baselines: Any = None,
-    cutoff: int = 10,
-    se_round: int | None = 1,
-    georisk_update: str = "incremental",
-    num_threads: int | None = None,
-    record_ndcg: bool = False,
-    **lambdarank_params: Any,
-) -> RiskObjective:
+def objective(kind: str, **options: Any) -> RiskObjective:
     r"""A (risk-sensitive) LambdaMART objective for LightGBM.
 
     ``|ΔM|`` of LambdaMART's pair gradient (LightGBM's ΔNDCG) is replaced by a risk-aware
@@ -611,30 +596,35 @@ def objective(
 
     At ``alpha=0`` every kind computes exactly LightGBM's ``lambdarank`` gradients.
 
+    ``objective(kind, **options)`` is ``RiskObjective(kind, **options)``; the options are
+    keyword-only.
+
     Args:
         kind: one of ``'lambdarank'``, ``'urisk'``, ``'tsaro'``, ``'tfaro'``, ``'tfaro_star'``,
             ``'georisk'``.
-        alpha: risk sensitivity α ≥ 0.
-        baseline: per-row scores of one baseline ranking, aligned with the training rows (e.g. the
-            BM25 feature column); for ``'urisk'``, ``'tsaro'``, ``'tfaro'``.
-        baselines: rows × systems scores of several baselines; for ``'tfaro_star'``, ``'georisk'``.
-        cutoff: NDCG cutoff of the per-query effectiveness ``M``.
-        se_round: T-SARO/T-FARO: ``s_x`` is re-estimated at every round up to this round and then
-            frozen. The default 1 freezes it after the first boosting iteration, as in the paper
-            (Dinçer et al. 2014, end of §6.3); 0 freezes it at the start (Jforests); None
-            re-estimates it every round.
-        georisk_update: ``'incremental'`` (default, the paper's §6 choice): a swap re-computes only the
-            affected query's z (its expectation from the updated totals), the other queries' z
-            summands are kept; ``'exact'``: every z of the model row is re-expected from the updated
-            row and grand totals (in O(1) per pair; only the other queries' z signs are held).
-            Unlike the incremental update, this can score an improving swap as a GeoRisk loss; the
-            pair's direction always follows its labels (``|ΔM′|`` is used).
-        num_threads: threads of the numba kernels; default: 1 below 50,000 rows, else all of
-            numba's threads (queries are processed in parallel).
-        record_ndcg: keep the model's per-query NDCG@cutoff of every round in ``ndcg_history_``
-            (rounds × queries; off by default to keep memory flat on large query sets).
-        **lambdarank_params: LightGBM's ``sigmoid`` (1.0), ``lambdarank_truncation_level`` (30),
-            ``lambdarank_norm`` (True) and ``label_gain`` (``2^i - 1``).
+        **options: the keyword-only options of :class:`RiskObjective`:
+
+            alpha: risk sensitivity α ≥ 0.
+            baseline: per-row scores of one baseline ranking, aligned with the training rows (e.g. the
+                BM25 feature column); for ``'urisk'``, ``'tsaro'``, ``'tfaro'``.
+            baselines: rows × systems scores of several baselines; for ``'tfaro_star'``, ``'georisk'``.
+            cutoff: NDCG cutoff of the per-query effectiveness ``M``.
+            se_round: T-SARO/T-FARO: ``s_x`` is re-estimated at every round up to this round and then
+                frozen. The default 1 freezes it after the first boosting iteration, as in the paper
+                (Dinçer et al. 2014, end of §6.3); 0 freezes it at the start (Jforests); None
+                re-estimates it every round.
+            georisk_update: ``'incremental'`` (default, the paper's §6 choice): a swap re-computes only the
+                affected query's z (its expectation from the updated totals), the other queries' z
+                summands are kept; ``'exact'``: every z of the model row is re-expected from the updated
+                row and grand totals (in O(1) per pair; only the other queries' z signs are held).
+                Unlike the incremental update, this can score an improving swap as a GeoRisk loss; the
+                pair's direction always follows its labels (``|ΔM′|`` is used).
+            num_threads: threads of the numba kernels; default: 1 below 50,000 rows, else all of
+                numba's threads (queries are processed in parallel).
+            record_ndcg: keep the model's per-query NDCG@cutoff of every round in ``ndcg_history_``
+                (rounds × queries; off by default to keep memory flat on large query sets).
+            LightGBM's lambdarank parameters: ``sigmoid`` (1.0), ``lambdarank_truncation_level`` (30),
+                ``lambdarank_norm`` (True) and ``label_gain`` (``2^i - 1``).
 
     Returns:
         A :class:`RiskObjective`, usable as ``lightgbm.train(params={'objective': obj, ...})`` or
@@ -651,8 +641,4 @@ def objective(
         >>> obj = objective("urisk", alpha=5.0, baseline=X[:, 24])  # doctest: +SKIP
         >>> model = lgb.train({"objective": obj}, lgb.Dataset(X, y, group=group), 100)  # doctest: +SKIP
     """
-    return RiskObjective(
-        kind, alpha=alpha, baseline=baseline, baselines=baselines, cutoff=cutoff, se_round=se_round,
-        georisk_update=georisk_update, num_threads=num_threads, record_ndcg=record_ndcg,
-        **lambdarank_params,
-    )  # fmt: skip
+    return RiskObjective(kind, **options)
