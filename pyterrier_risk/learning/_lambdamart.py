@@ -36,10 +36,10 @@ import pandas as pd
 import pyterrier as pt
 
 from ..core._validate import check_alpha, check_int
+from ._objective import KINDS
+from ._objective import MULTI_BASELINE_KINDS as _MULTI_BASELINE_KINDS
+from ._objective import SINGLE_BASELINE_KINDS as _SINGLE_BASELINE_KINDS
 
-KINDS: tuple[str, ...] = ("lambdarank", "urisk", "tsaro", "tfaro", "tfaro_star", "georisk")
-_SINGLE_BASELINE_KINDS = ("urisk", "tsaro", "tfaro")
-_MULTI_BASELINE_KINDS = ("tfaro_star", "georisk")
 # LightGBM parameters that also shape the lambdarank gradients; forwarded to the objective.
 _LAMBDARANK_PARAMS = ("sigmoid", "lambdarank_truncation_level", "lambdarank_norm", "label_gain")
 # LightGBM aliases of what the constructor sets itself.

@@ -34,8 +34,10 @@ from ..core._validate import check_alpha, check_int
 __all__ = ["objective", "RiskObjective", "KINDS"]
 
 KINDS = ("lambdarank", "urisk", "tsaro", "tfaro", "tfaro_star", "georisk")
-_SINGLE = ("urisk", "tsaro", "tfaro")
-_MULTI = ("tfaro_star", "georisk")
+SINGLE_BASELINE_KINDS = ("urisk", "tsaro", "tfaro")
+MULTI_BASELINE_KINDS = ("tfaro_star", "georisk")
+_SINGLE = SINGLE_BASELINE_KINDS
+_MULTI = MULTI_BASELINE_KINDS
 _LAMBDARANK_DEFAULTS: dict[str, Any] = {
     "sigmoid": 1.0,
     "lambdarank_truncation_level": 30,
