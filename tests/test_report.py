@@ -352,3 +352,40 @@ def test_bad_style_options(results, kwargs, match):
         write_table(results, **kwargs)
     with pytest.raises(ValueError, match=match):
         write_table(results, None, "csv", **kwargs)
+
+
+def test_an_experiment_table_end_to_end():
+    """The real column names of pyterrier_risk.Experiment (with a baseline and a correction)."""
+    from ir_measures import AP, nDCG
+
+    rng = np.random.default_rng(5)
+    qids = [str(q) for q in range(1, 13)]
+    qrels = pd.DataFrame([(q, f"d{d}", int(rng.integers(0, 3))) for q in qids for d in range(8)],
+                         columns=["qid", "docno", "label"])
+    runs = {}
+    for name in SYSTEMS:
+        run = pd.DataFrame([(q, f"d{d}", float(rng.random())) for q in qids for d in range(8)],
+                           columns=["qid", "docno", "score"])
+        run["rank"] = run.groupby("qid")["score"].rank(ascending=False, method="first").astype(int) - 1
+        runs[name] = run
+    topics = pd.DataFrame({"qid": qids, "query": ""})
+    measures = [AP, nDCG @ 5] + [m(nDCG @ 5, alpha=a) for m in (pr_URisk, pr_TRisk) for a in (0, 5)]
+    res = pr_Experiment(runs, topics, qrels, measures, baseline=0, correction="holm")
+    text = write_table(res, significance=True, level=0.5, bold=True)
+    assert "†" in text.split("\n\n")[0] and "**" in text  # some marks in the table itself
+    for alpha in (0, 5):
+        column = repr(pr_TRisk(nDCG @ 5, alpha=alpha))  # alpha=0 is left out of the name
+        p = res[f"{column} p-value"] <= 0.5
+        assert [c.endswith("†") for c in _column(text, column)] == p.tolist()
+        assert [c.endswith("†") for c in _column(text, repr(pr_URisk(nDCG @ 5, alpha=alpha)))] == p.tolist()
+    assert [c.endswith("†") for c in _column(text, "AP")] == (res["AP p-value corrected"] <= 0.5).tolist()
+    long = tidy_results(res)
+    assert len(long) == len(SYSTEMS) * (1 + 2)  # AP without alpha; nDCG@5 at alpha 0 and 5
+    # every number of the wide table is somewhere in the long one
+    for column in ["AP", "nDCG@5", "URisk(nDCG@5,alpha=5)", "TRisk(nDCG@5) p-value"]:
+        assert set(res[column].dropna().round(12)) <= set(long.select_dtypes("number").stack().round(12))
+
+
+from pyterrier_risk import Experiment as pr_Experiment  # noqa: E402
+from pyterrier_risk import TRisk as pr_TRisk  # noqa: E402
+from pyterrier_risk import URisk as pr_URisk  # noqa: E402
