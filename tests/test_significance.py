@@ -65,7 +65,10 @@ def _brute_force(s, b, alpha, statistic="urisk", alternative="two-sided", null="
 
 # -- adjust_p_values ---------------------------------------------------------------------------------------
 
-multitest = pytest.importorskip("statsmodels.stats.multitest", reason="statsmodels compares the corrections")
+@pytest.fixture
+def multitest():
+    """statsmodels' multitest module, the reference for the corrections (only these tests need it)."""
+    return pytest.importorskip("statsmodels.stats.multitest", reason="statsmodels is the reference")
 
 
 def _family(m, seed, ties=True):
@@ -79,7 +82,7 @@ def _family(m, seed, ties=True):
 
 @pytest.mark.parametrize("method", list(CORRECTION_METHODS))
 @pytest.mark.parametrize(("m", "seed"), [(1, 0), (2, 1), (7, 2), (50, 3), (200, 4)])
-def test_adjust_p_values_equals_statsmodels(method, m, seed):
+def test_adjust_p_values_equals_statsmodels(method, m, seed, multitest):
     p = _family(m, seed)
     expected = multitest.multipletests(p, method=method)[1]
     np.testing.assert_allclose(adjust_p_values(p, method), expected, rtol=1e-12, atol=1e-15)
@@ -88,7 +91,7 @@ def test_adjust_p_values_equals_statsmodels(method, m, seed):
 
 
 @pytest.mark.parametrize("method", list(CORRECTION_METHODS))
-def test_nan_is_left_out_of_the_family_and_stays_nan(method):
+def test_nan_is_left_out_of_the_family_and_stays_nan(method, multitest):
     p = _family(30, 7)
     holes = p.copy()
     nan_at = [0, 5, 29]
@@ -354,7 +357,7 @@ def test_t_test_pairs_equal_scipy():
     assert (out["p_adjusted"] == out["p_value"]).all()
 
 
-def test_t_test_pairs_with_alpha_are_one_sample_tests_of_the_weighted_differences():
+def test_t_test_pairs_with_alpha_are_one_sample_tests_of_the_weighted_differences(multitest):
     m = _matrix(k=4)
     out = compare_systems(m, test="t", alpha=5, correction="holm")
     for row in out.itertuples():
@@ -365,7 +368,7 @@ def test_t_test_pairs_with_alpha_are_one_sample_tests_of_the_weighted_difference
     assert (out["significant"] == (out["p_adjusted"] <= 0.05)).all()
 
 
-def test_randomization_pairs_share_flips_and_equal_the_single_test():
+def test_randomization_pairs_share_flips_and_equal_the_single_test(multitest):
     m = _matrix(k=4, c=25)
     out = compare_systems(m, alpha=1, n_resamples=2000, seed=4, correction="fdr_bh", level=0.1)
     assert out.attrs == {"test": "randomization", "alpha": 1.0, "correction": "fdr_bh", "level": 0.1,
