@@ -675,3 +675,25 @@ def test_phi_lookup_is_safe_for_nan_and_the_tails():
     assert K._phi(-100.0, table) == table[0]
     assert K._phi(100.0, table) == table[-1]
     assert K._phi(0.0, table) == pytest.approx(0.5, abs=1e-12)
+
+
+# ----------------------------------------------------------------------------- one source per formula
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 10_000), alpha=st.sampled_from([0.5, 1.0, 5.0, 20.0]))
+def test_round_georisk_and_alpha_prime_equal_the_evaluation_functions(seed, alpha):
+    import pyterrier_risk as ptr
+
+    rng = np.random.default_rng(seed)
+    nq, ns = int(rng.integers(3, 40)), int(rng.integers(1, 6))
+    mm, mb = rng.random(nq), rng.random((ns, nq))
+    active = rng.random(nq) < 0.8
+    active[:2] = True
+    geo = objective("georisk", alpha=alpha, baselines=np.zeros((1, 1)))
+    st_ = geo._georisk_state(mm, mb, active)
+    expected = ptr.georisk(np.vstack([mb[:, active], mm[active]]), alpha=alpha)[-1]
+    assert st_.georisk == pytest.approx(expected, rel=1e-12, abs=1e-15)
+    # alpha' of T-SARO/T-FARO: alpha * (1 - Phi(T_R)), T_R of the evaluation's TRisk over the active queries
+    obj = objective("tfaro", alpha=alpha, baseline=[0.0])
+    ap = obj._alpha_prime(mm, mb[0], active)
+    t_r = ptr.trisk(mm[active], mb[0][active], alpha=alpha).t_r
+    np.testing.assert_allclose(ap[active], alpha * (1.0 - norm.cdf(t_r)), rtol=1e-12, atol=1e-15)
