@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import warnings
 
 import ir_measures
@@ -437,6 +438,7 @@ HOLEY = {n: random_run(s, drop=d) for n, s, d in [("a", 31, ()), ("b", 32, (QIDS
         ("dict", [AP, P @ 3], {"baseline": 0, "test": lambda a, b: (0.0, float(np.mean(a) > np.mean(b)))}),
         ("dict", [AP, nDCG @ 5, P @ 3], {"baseline": 0, "correction": "holm", "correction_alpha": 0.2}),
         ("dict", [AP, nDCG @ 5], {"baseline": 0, "correction": "bonferroni", "round": 3}),
+        ("dict", [AP, nDCG @ 5], {"baseline": "c", "correction": "sidak", "correction_alpha": 0.1}),
         ("dict", [AP, nDCG @ 5], {"perquery": True}),
         ("dict", [AP, nDCG @ 5], {"perquery": "both"}),
         ("dict", [AP, nDCG @ 5], {"perquery": "both", "dataframe": False}),
@@ -531,3 +533,161 @@ def test_missing_topics_or_qrels_file_is_named(risk, tmp_path):
     qrels_file.write_text("".join(f"{q} 0 {d} {label}\n" for q, d, label in QRELS.itertuples(index=False)))
     res = pr.Experiment(RUNS, TOPICS, qrels_file, measures).set_index("name")
     assert res.loc["dph", "AP"] == pytest.approx(matrix(AP)[1].mean())
+
+
+def _spy_on_pt_experiment(monkeypatch):
+    calls = []
+    original = pt.Experiment
+
+    def spy(*args, **kwargs):
+        calls.append(kwargs)
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(pt, "Experiment", spy)
+    return calls
+
+
+def test_measure_names_as_strings_with_and_without_risk_measures():
+    # ir_measures names (pt.Experiment alone reads trec_eval names only), trec_eval names, UE, risk
+    alone = pr.Experiment(RUNS, TOPICS, QRELS, ["nDCG@5", "P(rel=2)@3", "UE(base='nDCG@5')"])
+    theirs = pt.Experiment(RUNS, TOPICS, QRELS, [nDCG @ 5, P(rel=2) @ 3, pr.UE(nDCG @ 5)])
+    pd.testing.assert_frame_equal(alone, theirs)
+    alone = alone.set_index("name")
+    with_risk = pr.Experiment(
+        RUNS, TOPICS, QRELS,
+        ["nDCG@5", "P_3", "UE(nDCG@5)", "TRisk(ndcg_cut_5,alpha=5,baseline='bm25')", "URisk(P.3,baseline=1)"],
+    ).set_index("name")  # fmt: skip
+    assert sorted(with_risk.columns[:3]) == sorted(["nDCG@5", "P_3", "UE(base='nDCG')@5"])  # pt's order
+    assert list(with_risk.columns[3:]) == [
+        "TRisk(nDCG@5,alpha=5,baseline='bm25')", "TRisk(nDCG@5,alpha=5,baseline='bm25') p-value",
+        "URisk(P@3,baseline=1)",
+    ]  # fmt: skip
+    nd, p3, p3_rel2 = matrix(nDCG @ 5), matrix(P @ 3), matrix(P(rel=2) @ 3)
+    ue = matrix(pr.UE(nDCG @ 5))
+    for frame in (alone, with_risk):
+        np.testing.assert_allclose(frame["nDCG@5"], nd.mean(axis=1))
+        np.testing.assert_allclose(frame["UE(base='nDCG')@5"], ue.mean(axis=1))
+    np.testing.assert_allclose(alone["P(rel=2)@3"], p3_rel2.mean(axis=1))
+    np.testing.assert_allclose(with_risk["P_3"], p3.mean(axis=1))
+    np.testing.assert_allclose(with_risk["URisk(P@3,baseline=1)"], (p3 - p3[1]).mean(axis=1))
+    expected = [pr.trisk(nd[i], nd[0], 5.0).trisk for i in range(1, len(NAMES))]
+    np.testing.assert_allclose(with_risk["TRisk(nDCG@5,alpha=5,baseline='bm25')"].iloc[1:], expected)
+
+
+@pytest.mark.parametrize("risk", [False, True])
+@pytest.mark.parametrize("bad", ["nDGC@5", "TRisk(ndcg_cut_1O,baseline=0)", "URisk(AP"])
+def test_bad_measure_name_is_a_one_line_value_error_before_anything_runs(monkeypatch, bad, risk):
+    calls = _spy_on_pt_experiment(monkeypatch)
+    measures = [AP, pr.URisk(AP, baseline=0), bad] if risk else [AP, bad]
+    with pytest.raises(ValueError, match=re.escape(repr(bad))) as caught:
+        pr.Experiment(RUNS, TOPICS, QRELS, measures)
+    assert "\n" not in str(caught.value) and calls == []
+
+
+@pytest.mark.parametrize(
+    "measures",
+    [
+        [pr.URisk(AP, baseline="bm26")],
+        [pr.TRisk(AP, baseline="mean", pool=["bm25", "nope"])],
+        [pr.URisk(AP)],
+        ["nDCG@0"],  # pytrec_eval would abort the process on a zero cutoff
+    ],
+)
+def test_bad_risk_measures_fail_before_pt_experiment_runs(monkeypatch, measures):
+    calls = _spy_on_pt_experiment(monkeypatch)
+    with pytest.raises(ValueError):
+        pr.Experiment(RUNS, TOPICS, QRELS, [AP, pr.ZRisk(AP), *measures])
+    assert calls == []
+
+
+def test_one_public_pt_experiment_call_for_per_query_values(monkeypatch):
+    calls = _spy_on_pt_experiment(monkeypatch)
+    pr.Experiment(RUNS, TOPICS, QRELS, [AP, pr.URisk(AP, baseline=0)], baseline=0, correction="holm", round=2)
+    assert len(calls) == 1
+    assert calls[0]["perquery"] is True and calls[0]["dataframe"] is False
+    assert not {"baseline", "round", "correction", "highlight"} & set(calls[0])
+
+
+def test_compat_tuple_is_pt_experiments():
+    """Guard of the one use of PyTerrier's private modules (experiment/_compat.py)."""
+    from pyterrier_risk.experiment._compat import evaluation_tuple
+
+    theirs = pt.Experiment(RUNS, TOPICS, QRELS, [AP], perquery="both")
+    ours = evaluation_tuple("a", "b")
+    assert type(ours) is type(theirs) and type(ours).__module__.startswith("pyterrier.")
+    assert ours.averages == "a" and ours.perquery == "b"
+
+
+def test_no_private_imports_of_pyterrier_or_ir_measures_outside_the_compat_module():
+    import ast
+    from pathlib import Path
+
+    package = Path(pr.__file__).parent
+    found = []
+    for path in sorted(package.rglob("*.py")):
+        try:
+            source = path.read_text()
+        except FileNotFoundError:  # a probe file another test creates and removes
+            continue
+        for node in ast.walk(ast.parse(source)):
+            modules = []
+            if isinstance(node, ast.Import):
+                modules = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+                modules = [node.module] + [f"{node.module}.{alias.name}" for alias in node.names]
+            for module in modules:
+                parts = module.split(".")
+                if parts[0] in ("pyterrier", "ir_measures") and any(p.startswith("_") for p in parts[1:]):
+                    found.append(f"{path.relative_to(package)}: {module}")
+    assert found == [
+        "experiment/_compat.py: pyterrier._evaluation._rendering",
+        "experiment/_compat.py: pyterrier._evaluation._rendering.EvaluationDataTuple",
+    ]
+
+
+def test_save_dir_tables_are_restored_when_a_later_step_fails(tmp_path, monkeypatch):
+    from pyterrier_risk.experiment import _experiment
+
+    m = pr.URisk(AP, baseline="bm25")
+    pr.Experiment({"bm25": RUNS["bm25"], "dph": RUNS["dph"]}, TOPICS, QRELS, [AP, m], save_dir=str(tmp_path))
+    before = {name: (tmp_path / name).read_bytes() for name in ("aggregated.csv", "perquery.csv")}
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr(_experiment, "_evaluate_risk", broken)  # fails after pt.Experiment wrote its tables
+    with pytest.raises(RuntimeError, match="boom"):
+        pr.Experiment({"pl2": RUNS["pl2"]}, TOPICS, QRELS, [AP, m(baseline="pl2")], save_dir=str(tmp_path))
+    assert {name: (tmp_path / name).read_bytes() for name in before} == before
+    assert sorted(p.name for p in tmp_path.iterdir() if p.suffix == ".csv") == sorted(before)
+    assert not [p for p in tmp_path.iterdir() if "pyterrier-risk" in p.name]
+    (tmp_path / "aggregated.csv").unlink()
+    (tmp_path / "perquery.csv").unlink()
+    with pytest.raises(RuntimeError, match="boom"):  # no earlier tables: the inner call's are removed
+        pr.Experiment({"pl2": RUNS["pl2"]}, TOPICS, QRELS, [AP, m(baseline="pl2")], save_dir=str(tmp_path))
+    assert not [p for p in tmp_path.iterdir() if p.suffix == ".csv"]
+
+
+def test_averages_do_not_warn_about_per_query_placeholders():
+    # topics without qrels: only pt.Experiment's per-query output has (and warns about) NaN rows for them
+    topics = pd.concat([TOPICS, pd.DataFrame({"qid": ["999"], "query": ["no qrels"]})], ignore_index=True)
+    systems = {n: pt.Transformer.from_df(RUNS[n]) for n in ("bm25", "dph")}
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        res = pr.Experiment(systems, topics, QRELS, [AP, pr.URisk(AP, baseline="bm25")]).set_index("name")
+    assert res.loc["dph", "AP"] == pytest.approx(matrix(AP)[1].mean())
+
+
+@pytest.mark.parametrize("method", ["fdr_bh", "fdr_by", "simes-hochberg", "hommel", "sidak", "h", "fdr_i"])
+def test_corrections_of_the_ordinary_measures_match_pt_experiment(method):
+    """pt.Experiment corrects with statsmodels' multipletests; ours with core.adjust_p_values."""
+    runs = {n: random_run(s) for n, s in zip("abcdef", range(40, 46), strict=True)}
+    kwargs = {"baseline": 2, "correction": method, "correction_alpha": 0.3}
+    ours = pr.Experiment(runs, TOPICS, QRELS, [AP, nDCG @ 5, P @ 3, pr.URisk(AP)], **kwargs)
+    theirs = pt.Experiment(runs, TOPICS, QRELS, [AP, nDCG @ 5, P @ 3], **kwargs)
+    ours = ours[theirs.columns]
+    corrected = [c for c in theirs.columns if c.endswith("corrected")]
+    assert len(corrected) == 3 and theirs[corrected].notna().sum().sum() == 15
+    rest = [c for c in theirs.columns if c not in corrected]
+    pd.testing.assert_frame_equal(ours[rest], theirs[rest], check_exact=True)
+    pd.testing.assert_frame_equal(ours[corrected], theirs[corrected], check_exact=False, rtol=1e-12, atol=0)

@@ -13,8 +13,9 @@ from hypothesis import strategies as st
 from ir_measures import AP, ERR, P, nDCG
 
 import pyterrier_risk as pr
+from pyterrier_risk import parse_measure
 from pyterrier_risk.core._topics import TopicPolicyWarning
-from pyterrier_risk.measures._risk import RiskMeasure, parse_measure
+from pyterrier_risk.measures import RiskMeasure
 
 GDEVAL_NDCG = nDCG(gains={-2: 0, 0: 0, 1: 1, 2: 3, 3: 7, 4: 15}) @ 20
 
@@ -77,8 +78,8 @@ def test_canonical_repr_is_order_independent():
         pr.URisk(nDCG(dcg="exp-log2") @ 10, baseline="max"),
     ],
 )
-def test_repr_round_trips_through_ir_measures_parse_measure(measure):
-    parsed = ir_measures.parse_measure(repr(measure))
+def test_repr_round_trips_through_parse_measure(measure):
+    parsed = parse_measure(repr(measure))
     assert parsed == measure and type(parsed) is type(measure)
     assert parsed.base == measure.base
 
@@ -90,21 +91,33 @@ def test_parse_accepted_spellings():
         "URisk(nDCG@20, baseline='BM25', alpha=5.0)",
         "URisk(base='nDCG@20',alpha=5,baseline='BM25')",  # keyword + string form
         "URisk(base=nDCG@20,alpha=5,baseline='BM25')",
+        "URisk(ndcg_cut_20,alpha=5,baseline='BM25')",  # trec_eval names inside
+        "URisk(ndcg_cut.20,alpha=5,baseline='BM25')",
+        "URisk(base='ndcg_cut_20',alpha=5,baseline='BM25')",
     ]:
-        assert ir_measures.parse_measure(text) == expected
         assert parse_measure(text) == expected
-    # the stock parser alone already accepts the string form of the base
-    stock = ir_measures.util.parse_measure.__wrapped__
-    assert stock("URisk(base='nDCG@20',alpha=5,baseline='BM25')") == expected
+    # the stock parser alone accepts the keyword form with the base as a string (the measures are
+    # registered through ir_measures' public register)
+    assert ir_measures.parse_measure("URisk(base='nDCG@20',alpha=5,baseline='BM25')") == expected
     # negative labels in a gains dict (not accepted by the stock parser)
-    m = ir_measures.parse_measure("TRisk(nDCG(gains={-2:0,0:0,1:1,2:3,3:7,4:15})@20,baseline=0)")
+    m = parse_measure("TRisk(nDCG(gains={-2:0,0:0,1:1,2:3,3:7,4:15})@20,baseline=0)")
     assert m.base == GDEVAL_NDCG and m.baseline == 0
 
 
 @pytest.mark.parametrize("text", ["nDCG@10", "AP", "P(rel=2)@5", "ERR@20", "nDCG(dcg='exp-log2')@10"])
-def test_parser_extension_is_additive(text):
-    stock = ir_measures.util.parse_measure.__wrapped__
-    assert ir_measures.parse_measure(text) == stock(text)
+def test_parse_measure_agrees_with_ir_measures_on_its_names(text):
+    assert parse_measure(text) == ir_measures.parse_measure(text)
+
+
+@pytest.mark.parametrize(
+    "text", ["ndcg_cut_10", "ndcg_cut.10", "P.10", "P_5", "map", "recip_rank", "ndcg", "iprec_at_recall_0.10"]
+)
+def test_parse_measure_reads_trec_eval_names(text):
+    (expected,) = ir_measures.parse_trec_measure(text)
+    assert parse_measure(text) == expected
+    assert parse_measure(f"TRisk({text},alpha=5)") == pr.TRisk(expected, alpha=5)
+    if expected.NAME in ("nDCG", "AP", "P", "RR"):
+        assert parse_measure(f"UE({text})") == pr.UE(expected)
 
 
 STOCK_NAMES = """AP AP@10 AP(rel=2) AP(rel=2)@10 nDCG nDCG@20 nDCG@5.0 nDCG(dcg='exp-log2')@10
@@ -114,16 +127,21 @@ SetAP Success@10 Bpref infAP alpha_nDCG@20 alpha_nDCG(alpha=0.5)@20 NERR8@10 STR
 Compat(p=0.8) INSQ INST(T=2) P_5 map ndcg_cut_20 ndcg_cut.20 AP(judged_only=True) Accuracy@5
 SDCG@10 P( AP() AP@ Foo@5 AP@5@6 P@-1 nDCG@+5 nDCG@-5 P@1e3 R@'x' nDCG(gains={'a':1})@5
 AP(rel=True) 5 [] AP+P nDCG@(5) nDCG(AP) URisk(AP)@5 nDCG(x=1)""".split()
-# the only names the extension adds: the risk measures and negative numbers inside literals
-ADDED = {"URisk", "URisk(AP)", "AP(rel=-1)", "nDCG(gains={-2:0,0:0,1:1,2:3,3:7,4:15})@20"}
+# the only names whose parse changes: the measures registered through ir_measures' public register
+ADDED = {"URisk", "URisk(base='AP')", "UE(base='nDCG')@10"}
+REGISTERED = ("URisk", "TRisk", "ZRisk", "GeoRisk", "UE")
 
 _PARSE_ALL = r"""
-import json, sys, ir_measures
+import json, sys, ir_measures, ir_measures.util
+parsers = ("parse_measure", "parse_trec_measure")
+before = [getattr(m, p) for m in (ir_measures, ir_measures.util) for p in parsers]
 if sys.argv[1] == "with":
     import pyterrier_risk
-out = {}
+    pyterrier_risk.parse_measure("URisk(nDCG@20,alpha=5)"), pyterrier_risk.UE  # and its lazy parts
+after = [getattr(m, p) for m in (ir_measures, ir_measures.util) for p in parsers]
+out = {"untouched": all(a is b for a, b in zip(before, after, strict=True))}
 for name in json.loads(sys.argv[2]):
-    for fn in ("parse_measure", "parse_trec_measure"):
+    for fn in parsers:
         try:
             value = getattr(ir_measures, fn)(name)
             has = hasattr(value, "params")
@@ -135,8 +153,9 @@ print(json.dumps(out))
 """
 
 
-def test_stock_measure_names_parse_exactly_as_before_import():
-    """In fresh interpreters, without and with pyterrier_risk: same measures, same errors, except ADDED."""
+def test_import_leaves_ir_measures_parsers_untouched():
+    """Fresh interpreters without and with pyterrier_risk: the same parser functions (identity), the
+    same measures and errors, except the names of the measures registered through ir_measures' register."""
     import json
     import subprocess
     import sys
@@ -151,13 +170,16 @@ def test_stock_measure_names_parse_exactly_as_before_import():
         )
         for mode in ("without", "with")
     }  # fmt: skip
+    assert runs["without"].pop("untouched") is True and runs["with"].pop("untouched") is True
     changed = {key for key in runs["without"] if runs["without"][key] != runs["with"][key]}
-    # a risk measure's name may fail with our (clearer) message instead of the stock one
-    reworded = {k for k in changed if ":URisk" in k and not runs["with"][k].startswith("OK")}
+    # a registered name with positional args fails either way (now with the stock parser's words)
+    reworded = {k for k in changed if k.split(":", 1)[1].startswith(REGISTERED)}
+    reworded = {k for k in reworded if not runs["with"][k].startswith("OK")}
     assert {k.split(":", 1)[1] for k in changed - reworded} == ADDED
     assert all(not runs["without"][k].startswith("OK") for k in reworded)
     for name in ADDED:
         assert runs["with"][f"parse_measure:{name}"].startswith("OK ")
+    assert "args must be named" in runs["with"]["parse_measure:URisk(AP)@5"]  # the stock parser's own error
 
 
 @pytest.mark.parametrize(
@@ -173,8 +195,36 @@ def test_stock_measure_names_parse_exactly_as_before_import():
     ],
 )
 def test_parse_errors(text, error, match):
+    parser = ir_measures.parse_measure if text == "nDCG(AP)" else parse_measure
     with pytest.raises(error, match=match):
-        ir_measures.parse_measure(text)
+        parser(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "match"),
+    [
+        ("URisk(Foo@20)", r"^cannot parse measure 'URisk\(Foo@20\)': unknown measure 'Foo'"),
+        ("TRisk(ndcg_cut_1O)", "unknown measure 'ndcg_cut_1O'"),
+        ("Nope", "unknown measure 'Nope'"),
+        ("nDCG(AP)", "only the base of a risk measure or UE may be positional"),
+        ("ndcg_cut_10,20", "names 2 measures"),
+        ("", "empty name"),
+        ("nDCG@0", r"cutoff must be >= 1"),
+        ("ndcg_cut_0", r"'ndcg_cut_0', read as nDCG@0: the cutoff must be >= 1"),
+        ("TRisk(P.0)", r"TRisk: invalid base measure P@0: the cutoff must be >= 1"),
+        ("UE(base='nDCG')@0", r"cutoff must be >= 1"),
+        ("P@2.5", r"invalid measure P@2.5: invalid param cutoff=2.5"),
+        ("P@5.0", r"invalid measure P@5.0: invalid param cutoff=5.0"),  # in a base: made P@5
+        ("nDCG(x=1)@5", r"unsupported parameter\(s\) \['x'\]"),
+        ("URisk(P)", r"the parameter cutoff is required \(e.g. P@10\)"),
+    ],
+)
+def test_parse_measure_errors_are_one_line_value_errors_naming_the_problem(text, match):
+    with pytest.raises(ValueError, match=match) as caught:
+        parse_measure(text)
+    assert "\n" not in str(caught.value)
+    # a measure without its cutoff parses, as in ir_measures (UE(base='P')@10 gives it outside)
+    assert parse_measure("P") == ir_measures.parse_measure("P")
 
 
 @pytest.mark.parametrize(
@@ -313,14 +363,14 @@ def test_pt_risk_namespace():
 )
 def test_repr_parse_round_trip_property(kind, alpha, baseline, base):
     m = kind(base, alpha=alpha, baseline=baseline)
-    parsed = ir_measures.parse_measure(repr(m))
+    parsed = parse_measure(repr(m))
     assert parsed == m and parsed.alpha == m.alpha and parsed.baseline == m.baseline
 
 
 def test_integral_float_cutoff_of_the_base_is_canonical():
     assert pr.URisk(nDCG @ 20.0, alpha=5.0) == pr.URisk(nDCG @ 20, alpha=5)
     assert repr(pr.GeoRisk(nDCG @ 20.0)) == "GeoRisk(nDCG@20)"
-    assert ir_measures.parse_measure("TRisk(nDCG@20.0,alpha=1.0)") == pr.TRisk(nDCG @ 20, alpha=1)
+    assert parse_measure("TRisk(nDCG@20.0,alpha=1.0)") == pr.TRisk(nDCG @ 20, alpha=1)
     assert repr(pr.URisk(ir_measures.IPrec @ 1.0)) == "URisk(IPrec@1.0)"  # a float parameter stays float
     with pytest.raises(ValueError, match=r"invalid base measure P@2.5: invalid param cutoff=2.5"):
         pr.URisk(P @ 2.5)  # ir_measures' own check, now rather than when evaluating

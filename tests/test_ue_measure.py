@@ -45,6 +45,7 @@ def test_parameter_metadata():
     m = UE(AP@5, variant="V2")
     assert (m["variant"], m["reb"], m["pool"], m["cutoff"]) == ("V2", "exact", "qrels", 5)
     assert m.base_measure() == AP@5
+    assert m.base == AP@5 and m["base"] == AP  # .base is the base with its cutoff, as for URisk etc.
 
 
 @pytest.mark.parametrize(
@@ -281,10 +282,39 @@ def test_any_run_scores_within_the_variant_ranges(labels, retrieved, base, pool)
 
 
 def test_unquoted_nested_base_parses_with_the_package_parser():
-    # stock ir_measures only takes literal values (so the base is quoted); `import pyterrier_risk`
-    # extends its parser (pyterrier_risk.measures._risk) with nested measures given by keyword
-    assert ir_measures.parse_measure("UE(base=nDCG@10)") == UE(nDCG@10)
-    m = ir_measures.parse_measure("UE(base=nDCG(gains={0:0,1:1,2:3}), variant='V2')@10")
+    # stock ir_measures only takes literal values (so the canonical name quotes the base);
+    # pyterrier_risk.parse_measure reads nested measures, by keyword or positionally, as in Python
+    from pyterrier_risk import parse_measure
+
+    assert parse_measure("UE(base=nDCG@10)") == UE(nDCG@10)
+    m = parse_measure("UE(base=nDCG(gains={0:0,1:1,2:3}), variant='V2')@10")
     assert m == UE(nDCG(gains={0: 0, 1: 1, 2: 3})@10, variant="V2")
     with pytest.raises(ValueError):
-        ir_measures.parse_measure("UE(nDCG@10)")  # a positional base only parses in Python
+        ir_measures.parse_measure("UE(nDCG@10)")  # a positional base: not the stock parser
+    spellings = ["UE(nDCG@10)", "UE(base='nDCG@10')", "UE(base='nDCG')@10", "UE(ndcg_cut_10)"]
+    spellings.append("UE(base=nDCG)@10")
+    for text in spellings:
+        assert parse_measure(text) == UE(nDCG@10) == UE(base="nDCG@10")
+        assert parse_measure(text).base == nDCG@10
+    assert parse_measure("UE(AP(rel=2)@5,variant='V2')") == UE(AP(rel=2)@5, variant="V2")
+
+
+def test_one_wrapped_measure_design_for_ue_and_the_risk_measures():
+    from pyterrier_risk import URisk, parse_measure
+    from pyterrier_risk.measures import RiskMeasure
+
+    for wrapped in [UE(nDCG@10, variant="V2"), URisk(nDCG@10, alpha=2)]:
+        assert wrapped.base == nDCG@10  # a Measure, with its cutoff
+        assert parse_measure(repr(wrapped)) == wrapped
+        assert type(wrapped)(base="nDCG@10", **{k: v for k, v in wrapped.params.items() if k not in
+                                               ("base", "cutoff")}) == wrapped
+        assert wrapped(AP@5).base == AP@5  # a new base (positional) replaces the old one, cutoff too
+        with pytest.raises(TypeError, match="unknown parameter"):
+            wrapped(nope=1)
+        with pytest.raises(TypeError, match="given twice"):
+            wrapped(AP, base=AP)
+    assert not isinstance(UE, RiskMeasure)
+    assert URisk(UE(nDCG@10)).base == UE(nDCG@10)  # UE is a per-topic measure: a valid risk base
+    for bare in (UE, URisk):
+        with pytest.raises(ValueError, match="no base measure"):
+            bare.base  # noqa: B018

@@ -4,43 +4,104 @@
 compute a measure that needs several systems at once (a baseline among the listed systems, an
 unbiased MEAN/MEDIAN/MAX baseline, ZRisk, GeoRisk) or that is not a mean (TRisk).  This wrapper:
 
-1. runs ``pt.Experiment`` once, asking for per-query values of the ordinary measures plus each risk
-   measure's base measure (each base measure is computed once, whatever the number of risk
-   measures on it) and, for transformers, ``NumRet`` (to apply the topic policy);
-2. rebuilds the ordinary table with PyTerrier's own renderer (same means, baseline columns,
-   significance tests, multiple-testing correction, rounding);
+1. calls ``pt.Experiment`` once, through its public interface, for the per-query values
+   (``perquery=True, dataframe=False``) of the ordinary measures plus each risk measure's base
+   measure (each base measure is computed once, whatever the number of risk measures on it) and,
+   for transformers, ``NumRet`` (to apply the topic policy);
+2. builds the ordinary table from those values as ``pt.Experiment`` does (same means, baseline
+   columns, significance tests, multiple-testing correction, rounding; :mod:`._render`);
 3. adds one column per risk measure, named by its ``repr`` (TRisk also adds ``"<repr> p-value"``),
    computed from the systems × topics matrix of the base measure by the numeric core.
 
-Without risk measures it simply calls ``pt.Experiment``.
+Without risk measures it simply calls ``pt.Experiment`` (measure names it cannot read, such as
+``"nDCG@10"``, are parsed by :func:`pyterrier_risk.parse_measure` first).
 """
 
 from __future__ import annotations
 
-import builtins
+import contextlib
 import os
 import warnings
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from ..core._topics import qrels_topics, warn_extra, warn_missing
-from ..measures._risk import (
-    _RISK_NAMES,
-    AGGREGATE_BASELINES,
-    RiskMeasure,
-    _top_name,
-    baseline_topic_scores,
-    parse_measure,
-)
+from ..measures._risk import AGGREGATE_BASELINES, RiskMeasure, baseline_topic_scores
+from ..measures._wrapped import parse_measure, trec_measures
+from ._render import RiskResult, TableOptions, Tables, check_round, render, test_function
 
 if TYPE_CHECKING:
     import pandas as pd
+    from ir_measures import Measure
 
-__all__ = ["Experiment"]
+__all__ = ["Experiment", "RiskResult"]
 
 
+# -- measures --------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class MeasureRequest:
+    """The ``eval_metrics`` of one call, sorted out.
+
+    Attributes:
+        ordinary: the ordinary measures as ``pt.Experiment`` takes them: trec_eval names it reads
+            stay strings (so that its columns keep the user's spelling, ``"map"``); other names are
+            parsed by :func:`pyterrier_risk.parse_measure`.
+        risk: the risk measures, each once, in the order given.
+        mrt: whether ``"mrt"`` (mean response time) was asked for.
+    """
+
+    ordinary: list[Any]
+    risk: list[RiskMeasure]
+    mrt: bool
+
+
+def _split_measures(eval_metrics: Sequence[Any]) -> MeasureRequest:
+    if isinstance(eval_metrics, (str, bytes)) or not isinstance(eval_metrics, Sequence):
+        raise TypeError("eval_metrics must be a list of measures, e.g. [nDCG@20, URisk(nDCG@20, baseline=0)]")
+    ordinary: list[Any] = []
+    risk: list[RiskMeasure] = []
+    mrt = False
+    for m in eval_metrics:
+        if isinstance(m, str):
+            if m == "mrt":
+                mrt = True
+                continue
+            m = m if trec_measures(m) is not None else parse_measure(m)
+        if isinstance(m, RiskMeasure):
+            m.base  # noqa: B018 - raises a clear error when the base measure is missing
+            if m not in risk:
+                risk.append(m)
+        else:
+            ordinary.append(m)
+    return MeasureRequest(ordinary, risk, mrt)
+
+
+def _reported_names(ordinary: Sequence[Any]) -> dict[Measure, str]:
+    """Measure -> the name ``pt.Experiment`` reports it under.
+
+    A trec_eval name that stands for one measure keeps the caller's spelling (``"map"`` for AP);
+    every other measure is named by its ``repr``.
+    """
+    from ir_measures import Measure
+
+    named: dict[Measure, str] = {}
+    spelled: dict[Measure, str] = {}
+    for m in ordinary:
+        if isinstance(m, Measure):
+            named[m] = str(m)
+            continue
+        found = trec_measures(m) or []
+        for one in found:
+            named[one] = str(one)
+        if len(found) == 1:
+            spelled[found[0]] = m
+    return {m: spelled.get(m, name) for m, name in named.items()}
+
+
+# -- systems, topics, baselines ----------------------------------------------------------------------
 def _load_irds(value: Any, what: str) -> Any:
     """Resolve an ``irds:<id>`` string for topics or qrels with PyTerrier's dataset API.
 
@@ -63,121 +124,10 @@ def _load_irds(value: Any, what: str) -> Any:
     return dataset.get_topics() if what == "topics" else dataset.get_qrels()
 
 
-def _split_measures(eval_metrics: Sequence[Any]) -> tuple[list[Any], list[RiskMeasure], bool]:
-    if isinstance(eval_metrics, (str, bytes)) or not isinstance(eval_metrics, Sequence):
-        raise TypeError("eval_metrics must be a list of measures, e.g. [nDCG@20, URisk(nDCG@20, baseline=0)]")
-    plain: list[Any] = []
-    risk: list[RiskMeasure] = []
-    mrt = False
-    for m in eval_metrics:
-        if isinstance(m, str):
-            if m == "mrt":
-                mrt = True
-                continue
-            if _top_name(m) in _RISK_NAMES:
-                parsed = parse_measure(m)  # errors in a risk measure's name are reported as such
-            else:
-                parsed = None
-            if isinstance(parsed, RiskMeasure):
-                m = parsed
-        if isinstance(m, RiskMeasure):
-            m.base  # noqa: B018 - raises a clear error when the base measure is missing
-            if m not in risk:
-                risk.append(m)
-        else:
-            plain.append(m)
-    return plain, risk, mrt
-
-
-def Experiment(  # noqa: N802 - mirrors pt.Experiment
-    retr_systems: Sequence[Any] | dict[str, Any],
-    topics: pd.DataFrame | str,
-    qrels: pd.DataFrame | str,
-    eval_metrics: Sequence[Any],
-    names: Sequence[str] | None = None,
-    perquery: bool | str = False,
-    dataframe: bool = True,
-    baseline: int | str | None = None,
-    test: Any = "t",
-    correction: str | None = None,
-    correction_alpha: float = 0.05,
-    highlight: str | None = None,
-    round: int | dict[str, int] | None = None,  # noqa: A002 - pt.Experiment's argument name
-    **kwargs: Any,
-) -> Any:
-    r"""Run and evaluate systems like ``pt.Experiment``, also accepting risk-sensitive measures.
-
-    All arguments and return values are those of ``pt.Experiment`` (``batch_size``,
-    ``filter_by_qrels``, ``filter_by_topics``, ``save_dir``, ``save_mode``, ``save_format``,
-    ``verbose``, ``validate``, ``plan``, ... pass through unchanged).  In addition:
-
-    * ``eval_metrics`` may contain :class:`~pyterrier_risk.URisk`, :class:`~pyterrier_risk.TRisk`,
-      :class:`~pyterrier_risk.ZRisk` and :class:`~pyterrier_risk.GeoRisk` measures (objects or
-      names such as ``"URisk(nDCG@20,alpha=5,baseline='BM25')"``).  Each adds one column named by
-      the measure's ``repr``; TRisk also adds ``"<repr> p-value"`` (two-sided, Student's t with
-      c − 1 degrees of freedom).  A URisk/TRisk measure without its own ``baseline`` uses this
-      function's ``baseline``.
-    * a risk measure's ``baseline`` is a listed system's name or index, ``'mean'``, ``'median'`` or
-      ``'max'`` over the listed systems (or over ``pool=``, a subset of names/indices; Dinçer et
-      al., ECIR 2014), or an external run: a DataFrame or a TREC run file.  A string is looked up
-      in that order: system name, aggregate, existing file.
-    * ``topics`` and ``qrels`` may be ``'irds:<id>'`` strings (PyTerrier's ``pt.get_dataset``).
-    * ``baseline`` may be a system name even when ``retr_systems`` is a list (``names`` given), and
-      it may be combined with ``perquery``.
-
-    Topic policy (as ``trec_eval -c``): the qrels' topics define the topic set; a system or
-    baseline without results for a topic scores 0 there, with a warning giving the count; results
-    for topics outside the qrels are ignored (warned about for result DataFrames and baseline runs).
-
-    ``perquery=True`` returns PyTerrier's long table (``name``, ``qid``, ``measure``, ``value``)
-    with extra rows per risk measure ``r`` (see docs/experiment.md):
-
-    * URisk: measure ``"<r>"``, the per-topic term :math:`x_i` (its mean over topics is URisk);
-    * TRisk: ``"<r> x"``, ``"<r> T_R"`` and ``"<r> T_J"`` (2014 eqs. 11, 21 and the jackknife
-      T_J; NaN for the baseline system itself);
-    * ZRisk and GeoRisk: ``"<r> z"``, the standardised residual :math:`z_{ij}` (2016 eq. 5); ZRisk
-      is :math:`\sum z^+ + (1+\alpha)\sum z^-` over a system's rows.
-
-    Args:
-        retr_systems: transformers and/or result DataFrames, as a list or a ``{name: system}`` dict.
-        topics: topics DataFrame, topics file, or ``'irds:<id>'``.
-        qrels: qrels DataFrame, qrels file, or ``'irds:<id>'``.
-        eval_metrics: measures (ir_measures objects, trec_eval names, risk measures).
-        names: system names (ignored for a dict of systems).
-        perquery: ``False``, ``True`` or ``'both'`` as in ``pt.Experiment``.
-        dataframe: return DataFrames (default) or dicts.
-        baseline: index or name of the system used for the significance columns of the ordinary
-            measures, and the default baseline of URisk/TRisk measures.
-        test: significance test (``'t'``, ``'wilcoxon'`` or a callable), as in ``pt.Experiment``.
-        correction: multiple-testing correction method, as in ``pt.Experiment``.
-        correction_alpha: family-wise error rate for ``correction``.
-        highlight: ``'bold'`` or ``'color'`` to style the best value of each column.
-        round: decimal places, an int or ``{column: int}`` (risk columns by their ``repr``).
-        **kwargs: further ``pt.Experiment`` arguments.
-
-    Returns:
-        As ``pt.Experiment``: the averages table (DataFrame or dict), the per-query table, or both.
-
-    Raises:
-        ValueError: unknown baseline or pool member, fewer than two systems for ZRisk/GeoRisk,
-            duplicate system names with risk measures, an unknown ``irds:`` id, ...
-    """
-    import pyterrier as pt
-
-    topics = _load_irds(topics, "topics")
-    qrels = _load_irds(qrels, "qrels")
-    plain, risk, mrt = _split_measures(eval_metrics)
-
-    if not risk:
-        return pt.Experiment(
-            retr_systems, topics, qrels, eval_metrics, names=names, perquery=perquery, dataframe=dataframe,
-            baseline=baseline, test=test, correction=correction, correction_alpha=correction_alpha,
-            highlight=highlight, round=round, **kwargs,
-        )  # fmt: skip
-
+def _systems(retr_systems: Any, names: Sequence[str] | None) -> tuple[list[str], list[Any]]:
+    """System names and systems, as ``pt.Experiment`` pairs them; names must be unique here."""
     if isinstance(retr_systems, dict):
-        names = list(retr_systems.keys())
-        systems = list(retr_systems.values())
+        names, systems = list(retr_systems.keys()), list(retr_systems.values())
     elif isinstance(retr_systems, list):
         systems = list(retr_systems)
         names = [str(s) for s in systems] if names is None else list(names)
@@ -191,145 +141,23 @@ def Experiment(  # noqa: N802 - mirrors pt.Experiment
         raise ValueError(f"risk measures need unique system names; got {names} (use names=)")
     if not systems:
         raise ValueError("no systems given")
-    if mrt:
-        warnings.warn("'mrt' is not reported when risk measures are evaluated", stacklevel=2)
-    _check_round(round)
-    sys_index = _resolve_system_index(baseline, names, "baseline") if baseline is not None else None
+    return names, systems
+
+
+def _topic_set(topics: Any, qrels: Any, filter_by_topics: bool) -> tuple[Any, pd.DataFrame, list[str]]:
+    """Topics and qrels read as ``pt.Experiment`` reads them, and the qrels topics (the topic set)."""
+    import pyterrier as pt
 
     if isinstance(topics, str) and os.path.isfile(topics):
         topics = pt.io.read_topics(topics)
     if isinstance(qrels, str) and os.path.isfile(qrels):
         qrels = pt.io.read_qrels(qrels)
-    if kwargs.get("filter_by_topics", True):
+    if filter_by_topics:
         qrels = qrels.merge(topics[["qid"]].drop_duplicates())
     topic_list = qrels_topics(qrels["qid"])
     if not topic_list:
         raise ValueError("there is no overlap between the qids of the topics and of the qrels")
-
-    import ir_measures
-    from pyterrier._evaluation._rendering import _convert_measures
-
-    bases = _unique([m.base for m in risk])
-    converted, _ = _convert_measures(plain) if plain else ([], {})
-    # NumRet tells which topics a transformer returned nothing for; result frames are inspected directly
-    frames_only = all(hasattr(system, "columns") for system in systems)
-    needed = bases if frames_only else [*bases, ir_measures.NumRet]
-    extra = [b for b in needed if b not in converted]
-    _, rev_mapping = _convert_measures([*plain, *extra])
-    column = {str(b): rev_mapping.get(b, str(b)) for b in needed}  # the names pt.Experiment gives them
-    save_dir = kwargs.get("save_dir")
-    saved_columns = _saved_columns(save_dir)
-    with warnings.catch_warnings():
-        if not perquery:
-            warnings.filterwarnings("ignore", message=r".*topic\(s\) not found in qrels.*")
-        # the inner call's aggregated.csv is rewritten below; compared there with the final columns
-        warnings.filterwarnings("ignore", message="Evaluation measures differ between the existing")
-        pq = pt.Experiment(
-            dict(zip(names, systems, strict=True)), topics, qrels, [*plain, *extra],
-            perquery=True, dataframe=True, **kwargs,
-        )  # fmt: skip
-    pq = pq.assign(qid=pq["qid"].astype(str))
-    hidden = {column[str(e)] for e in extra}
-    plain_names = [n for n in pq["measure"].drop_duplicates() if n not in hidden]
-
-    # systems x topics matrices of the base measures (and NumRet), under the topic policy
-    in_qrels = pq[pq["qid"].isin(set(topic_list))]
-    matrices = {}
-    for b in needed:
-        rows = in_qrels[in_qrels["measure"] == column[str(b)]]
-        if rows.empty:
-            raise RuntimeError(f"pt.Experiment returned no per-query values for {b!r}")
-        wide = rows.pivot(index="name", columns="qid", values="value").reindex(
-            index=names, columns=topic_list
-        )
-        matrices[str(b)] = wide.fillna(0.0)  # cannot happen for qrels topics: ir_measures backfills 0
-    numret = matrices.get(str(ir_measures.NumRet))
-    if ir_measures.NumRet not in bases:  # only asked for the topic policy
-        matrices.pop(str(ir_measures.NumRet), None)
-    topic_set = set(topic_list)
-    for name, system in zip(names, systems, strict=True):
-        if hasattr(system, "columns") and "qid" in system.columns:
-            returned = set(system["qid"].astype(str))
-            warn_missing(len(topic_set - returned), len(topic_list), f"system {name!r}")
-            warn_extra(len(returned - topic_set), f"system {name!r}")
-        elif numret is not None:
-            warn_missing(int((numret.loc[name] == 0).sum()), len(topic_list), f"system {name!r}")
-
-    qrels_irm = pt.model.to_ir_measures(qrels)
-    results = [
-        _evaluate_risk(m, matrices[str(m.base)], names, sys_index, qrels_irm, topic_list) for m in risk
-    ]
-
-    if save_dir is not None:
-        _rewrite_saved_tables(
-            save_dir, names, hidden, saved_columns,
-            _averages(pq, plain_names, names, topic_list, risk, results, sys_index, test, correction,
-                      correction_alpha, None, True, None),
-            _per_query(pq, plain_names, names, risk, results, None, True),
-        )  # fmt: skip
-
-    want_averages = perquery is False or perquery == "both"
-    averages = None
-    if want_averages:
-        averages = _averages(
-            pq, plain_names, names, topic_list, risk, results, sys_index, test, correction,
-            correction_alpha, round, dataframe, highlight,
-        )  # fmt: skip
-        if perquery is False:
-            return averages
-    per_query = _per_query(pq, plain_names, names, risk, results, round, dataframe)
-    if perquery == "both":
-        if dataframe:
-            from pyterrier._evaluation._rendering import EvaluationDataTuple
-
-            return EvaluationDataTuple(averages, per_query)
-        return averages, per_query
-    return per_query
-
-
-def _saved_columns(save_dir: str | None) -> list[str] | None:
-    """Columns of an ``aggregated.csv`` left in ``save_dir`` by an earlier call (None: no such file)."""
-    path = os.path.join(save_dir, "aggregated.csv") if save_dir is not None else None
-    if path is None or not os.path.exists(path):
-        return None
-    import pandas as pd
-
-    return list(pd.read_csv(path, nrows=0).columns)
-
-
-def _rewrite_saved_tables(
-    save_dir: str,
-    names: list[str],
-    hidden: set[str],
-    saved_columns: list[str] | None,
-    averages: pd.DataFrame,
-    per_query: pd.DataFrame,
-) -> None:
-    """Put the risk columns into pt.Experiment's ``aggregated.csv`` and ``perquery.csv``.
-
-    The internal base-measure/NumRet columns are dropped; rows of systems from earlier calls are
-    kept, and a change of columns against the earlier file is warned about, as pt.Experiment does.
-    """
-    import pandas as pd
-
-    if saved_columns is not None and set(saved_columns) != set(averages.columns):
-        path = os.path.join(save_dir, "aggregated.csv")
-        warnings.warn(
-            f"Evaluation measures differ between the existing '{path}' "
-            f"(columns: {', '.join(sorted(saved_columns))}) and the current run "
-            f"(columns: {', '.join(sorted(averages.columns))}). Missing values will be filled with NaN.",
-            stacklevel=3,
-        )
-    for filename, table in (("aggregated.csv", averages), ("perquery.csv", per_query)):
-        path = os.path.join(save_dir, filename)
-        if os.path.exists(path):
-            old = pd.read_csv(path)
-            old = old[~old["name"].astype(str).isin(set(names))]
-            if filename == "aggregated.csv":
-                old = old.drop(columns=[c for c in old.columns if c in hidden and old[c].isna().all()])
-            if not old.empty:
-                table = pd.concat([table, old], ignore_index=True)
-        table.to_csv(path, index=False)
+    return topics, qrels, topic_list
 
 
 def _unique(items: Sequence[Any]) -> list[Any]:
@@ -352,73 +180,205 @@ def _resolve_system_index(ref: Any, names: list[str], what: str) -> int:
     return int(ref)
 
 
-def _baseline_vector(
-    m: RiskMeasure,
-    matrix: pd.DataFrame,
-    names: list[str],
-    default: int | None,
-    qrels_irm: pd.DataFrame,
-    topic_list: list[str],
-) -> tuple[pd.Series, int | None]:
-    """Per-topic baseline scores of a URisk/TRisk measure, and the row index if it is a system."""
-    from ..core._baselines import baseline_scores
+@dataclass(frozen=True)
+class Baseline:
+    """What a URisk/TRisk measure is compared with: one of a listed system, an aggregate, a run.
 
+    Attributes:
+        row: index of the listed system that is the baseline.
+        aggregate: ``'mean'``, ``'median'`` or ``'max'`` over ``pool``.
+        pool: names of the systems an aggregate is taken over.
+        run: an external run (a DataFrame or a TREC run file path).
+    """
+
+    row: int | None = None
+    aggregate: str | None = None
+    pool: tuple[str, ...] = ()
+    run: Any = None
+
+
+def _resolve_baseline(m: RiskMeasure, names: list[str], default: int | None) -> Baseline:
+    """The baseline of a URisk/TRisk measure, checked before anything is run."""
     ref = m.baseline
     if ref is None:
         if default is None:
             raise ValueError(f"{m!r} needs a baseline: give baseline= in the measure or in Experiment()")
-        return matrix.iloc[default], default
+        return Baseline(row=default)
     if isinstance(ref, (int, np.integer)) and not isinstance(ref, bool):
-        idx = _resolve_system_index(ref, names, f"baseline of {m!r}")
-        return matrix.iloc[idx], idx
+        return Baseline(row=_resolve_system_index(ref, names, f"baseline of {m!r}"))
     if isinstance(ref, str) and ref in names:
-        return matrix.loc[ref], names.index(ref)
+        return Baseline(row=names.index(ref))
     if isinstance(ref, str) and ref in AGGREGATE_BASELINES:
         pool = m.params.get("pool")
-        if pool is None:
-            rows = names
-        else:
-            rows = [names[_resolve_system_index(p, names, f"pool of {m!r}")] for p in pool]
-        return baseline_scores(matrix.loc[_unique(rows)], ref).reindex(topic_list), None
+        who = f"pool of {m!r}"
+        rows = range(len(names)) if pool is None else [_resolve_system_index(p, names, who) for p in pool]
+        return Baseline(aggregate=ref, pool=tuple(_unique([names[i] for i in rows])))
     if isinstance(ref, str) and not os.path.isfile(ref):
         raise ValueError(
             f"unknown baseline {ref!r} of {m!r}: not a listed system ({names}), "
             f"not one of {AGGREGATE_BASELINES}, and not an existing run file"
         )
-    who = f"baseline run {m._param_repr(ref)}"
-    return baseline_topic_scores(m.base, ref, qrels_irm, who).reindex(topic_list), None
+    return Baseline(run=ref)
+
+
+def _check_risk_measures(
+    risk: list[RiskMeasure], names: list[str], default: int | None, n_topics: int
+) -> dict[RiskMeasure, Baseline]:
+    """Every risk measure's baseline, and the sizes it needs, checked before anything is run."""
+    baselines = {}
+    for m in risk:
+        if not m.USES_BASELINE:
+            if len(names) < 2:
+                raise ValueError(f"{m!r} needs at least two systems (every listed system is a baseline)")
+            continue
+        baselines[m] = _resolve_baseline(m, names, default)
+        if m.NAME == "TRisk" and n_topics < 2:
+            raise ValueError(f"{m!r} needs at least two topics (it estimates a standard error)")
+    return baselines
+
+
+# -- evaluation ------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Evaluation:
+    """The per-query values ``pt.Experiment`` returned, and the matrices taken from them.
+
+    Attributes:
+        names: the system names.
+        per_query: ``pt.Experiment``'s per-query values: system index -> qid -> measure -> value.
+        ordinary: the ordinary measures' names, in ``pt.Experiment``'s column order.
+        topic_list: the qrels topics (the topic set), as str.
+        matrices: systems × topics matrix of each base measure (and NumRet), by ``repr``.
+    """
+
+    names: list[str]
+    per_query: dict[int, dict[Any, dict[str, float]]]
+    ordinary: list[str]
+    topic_list: list[str]
+    matrices: dict[str, pd.DataFrame] = field(repr=False)
+
+
+def _run_pt_experiment(
+    names: list[str], systems: list[Any], topics: Any, qrels: pd.DataFrame, measures: list[Any],
+    averages_only: bool, kwargs: dict[str, Any],
+) -> dict[int, dict[Any, dict[str, float]]]:  # fmt: skip
+    """``pt.Experiment``'s per-query values of ``measures`` (its public ``perquery=True`` output)."""
+    import pyterrier as pt
+
+    kwargs = dict(kwargs)
+    if averages_only and kwargs.get("save_dir") is None:
+        # topics without qrels count for nothing in averages; not running them spares PyTerrier's
+        # warning about their NaN per-query placeholders, which would not be in the output
+        kwargs["filter_by_qrels"] = True
+    systems_by_name = dict(zip(names, systems, strict=True))
+    return pt.Experiment(systems_by_name, topics, qrels, measures, perquery=True, dataframe=False, **kwargs)
+
+
+def _evaluate(
+    names: list[str], systems: list[Any], topics: Any, qrels: pd.DataFrame, topic_list: list[str],
+    request: MeasureRequest, averages_only: bool, kwargs: dict[str, Any],
+) -> Evaluation:  # fmt: skip
+    """One ``pt.Experiment`` call for the ordinary measures, the base measures and (transformers) NumRet."""
+    import ir_measures
+
+    bases = _unique([m.base for m in request.risk])
+    frames_only = all(hasattr(system, "columns") for system in systems)
+    needed = bases if frames_only else _unique([*bases, ir_measures.NumRet])
+    reported = _reported_names(request.ordinary)
+    extra = [b for b in needed if b not in reported]
+    column = {repr(b): reported.get(b, str(b)) for b in needed}
+    per_query = _run_pt_experiment(
+        names, systems, topics, qrels, [*request.ordinary, *extra], averages_only, kwargs
+    )
+    hidden = {column[repr(b)] for b in extra}
+    first = next(iter(per_query[0].values()), {})
+    ordinary = [name for name in first if name not in hidden]
+    matrices = {repr(b): _matrix(per_query, names, column[repr(b)], topic_list) for b in needed}
+    return Evaluation(names, per_query, ordinary, topic_list, matrices)
+
+
+def _matrix(
+    per_query: dict[int, dict[Any, dict[str, float]]], names: list[str], measure: str, topic_list: list[str]
+) -> pd.DataFrame:
+    """Systems × topics matrix of one measure's per-query values."""
+    import pandas as pd
+
+    rows = {}
+    for i, name in enumerate(names):
+        values = {str(qid): row[measure] for qid, row in per_query[i].items() if measure in row}
+        rows[name] = [values.get(q, np.nan) for q in topic_list]
+    matrix = pd.DataFrame.from_dict(rows, orient="index", columns=topic_list)
+    if matrix.isna().all().all():
+        raise RuntimeError(f"pt.Experiment returned no per-query values for {measure!r}")
+    return matrix.fillna(0.0)  # not for qrels topics: ir_measures gives them values
+
+
+def _warn_for_frames(names: list[str], systems: list[Any], topic_list: list[str]) -> None:
+    """The topic policy's warnings for result frames, which are inspected directly."""
+    topic_set = set(topic_list)
+    for name, system in zip(names, systems, strict=True):
+        if hasattr(system, "columns") and "qid" in system.columns:
+            returned = set(system["qid"].astype(str))
+            warn_missing(len(topic_set - returned), len(topic_list), f"system {name!r}")
+            warn_extra(len(returned - topic_set), f"system {name!r}")
+
+
+def _warn_for_transformers(evaluation: Evaluation, systems: list[Any]) -> None:
+    """The topic policy's warnings for transformers: a topic with NumRet 0 got no results."""
+    import ir_measures
+
+    numret = evaluation.matrices.get(repr(ir_measures.NumRet))
+    for name, system in zip(evaluation.names, systems, strict=True):
+        if numret is not None and not hasattr(system, "columns"):
+            n_missing = int((numret.loc[name] == 0).sum())
+            warn_missing(n_missing, len(evaluation.topic_list), f"system {name!r}")
+
+
+# -- risk measures ---------------------------------------------------------------------------------
+def _baseline_scores(
+    m: RiskMeasure, ref: Baseline, matrix: pd.DataFrame, qrels_irm: pd.DataFrame, topic_list: list[str]
+) -> pd.Series:
+    """Per-topic baseline scores of a URisk/TRisk measure."""
+    from ..core._baselines import baseline_scores
+
+    if ref.row is not None:
+        return matrix.iloc[ref.row]
+    if ref.aggregate is not None:
+        return baseline_scores(matrix.loc[list(ref.pool)], ref.aggregate).reindex(topic_list)
+    who = f"baseline run {m._param_repr(ref.run)}"
+    return baseline_topic_scores(m.base, ref.run, qrels_irm, who).reindex(topic_list)
 
 
 def _evaluate_risk(
-    m: RiskMeasure,
-    matrix: pd.DataFrame,
-    names: list[str],
-    default: int | None,
-    qrels_irm: pd.DataFrame,
-    topic_list: list[str],
-) -> dict[str, Any]:
+    m: RiskMeasure, matrix: pd.DataFrame, ref: Baseline | None, qrels_irm: pd.DataFrame
+) -> RiskResult:
     """Aggregate value(s) and per-topic components of one risk measure for every system."""
     import pandas as pd
 
-    from ..core._trisk import trisk
     from ..core._urisk import risk_weighted_differences, urisk
     from ..core._zrisk import georisk, z_scores, zrisk
 
-    if not m.USES_BASELINE:
-        if len(names) < 2:
-            raise ValueError(f"{m!r} needs at least two systems (it uses every listed system as a baseline)")
+    names, topic_list = list(matrix.index), list(matrix.columns)
+    if ref is None:  # ZRisk, GeoRisk: every listed system is a baseline
         func = zrisk if m.NAME == "ZRisk" else georisk
-        z = z_scores(matrix)
-        return {"value": func(matrix, m.alpha).reindex(names), "components": {"z": z}}
-
-    b, base_row = _baseline_vector(m, matrix, names, default, qrels_irm, topic_list)
+        return RiskResult(m, func(matrix, m.alpha).reindex(names), None, {f"{m!r} z": z_scores(matrix)})
+    b = _baseline_scores(m, ref, matrix, qrels_irm, topic_list)
     x = risk_weighted_differences(matrix.to_numpy(dtype=float), b.to_numpy(dtype=float)[None, :], m.alpha)
     x = pd.DataFrame(x, index=names, columns=topic_list)
     if m.NAME == "URisk":
         values = pd.Series({n: urisk(matrix.loc[n], b, m.alpha) for n in names}, dtype=float)
-        return {"value": values, "components": {"": x}}
-    if len(topic_list) < 2:
-        raise ValueError(f"{m!r} needs at least two topics (it estimates a standard error)")
+        return RiskResult(m, values, None, {repr(m): x})
+    return _evaluate_trisk(m, matrix, b, ref.row, x)
+
+
+def _evaluate_trisk(
+    m: RiskMeasure, matrix: pd.DataFrame, b: pd.Series, base_row: int | None, x: pd.DataFrame
+) -> RiskResult:
+    """TRisk, its p-value and the per-topic x, T_R and T_J of every system."""
+    import pandas as pd
+
+    from ..core._trisk import trisk
+
+    names, topic_list = list(matrix.index), list(matrix.columns)
     vals, pvals = {}, {}
     t_r = pd.DataFrame(np.nan, index=names, columns=topic_list)
     t_j = t_r.copy()
@@ -430,11 +390,8 @@ def _evaluate_risk(
         vals[n], pvals[n] = res.trisk, res.p_value
         t_r.loc[n] = _in_topic_order(res.t_r, topic_list)
         t_j.loc[n] = _in_topic_order(res.t_j, topic_list)
-    return {
-        "value": pd.Series(vals, dtype=float),
-        "p_value": pd.Series(pvals, dtype=float),
-        "components": {"x": x, "T_R": t_r, "T_J": t_j},
-    }
+    components = {f"{m!r} x": x, f"{m!r} T_R": t_r, f"{m!r} T_J": t_j}
+    return RiskResult(m, pd.Series(vals, dtype=float), pd.Series(pvals, dtype=float), components)
 
 
 def _in_topic_order(values: Any, topic_list: list[str]) -> np.ndarray:
@@ -444,134 +401,197 @@ def _in_topic_order(values: Any, topic_list: list[str]) -> np.ndarray:
     return np.asarray(values, dtype=float)
 
 
-def _check_round(round_: Any) -> None:
-    """``round`` as ``pt.Experiment`` accepts it: an int >= 0, or a dict of ints >= 0 (or None)."""
-    if round_ is None:
-        return
-    values = round_.values() if isinstance(round_, dict) else [round_] if isinstance(round_, int) else None
-    if values is None:
-        raise ValueError(f"Argument round should be an integer or a dictionary, got {round_!r}")
-    for v in values:
-        if isinstance(v, bool) or not isinstance(v, int) or v < 0:
-            raise ValueError(f"round: number of decimal places must be an integer >= 0, got {v!r}")
+# -- saved tables ------------------------------------------------------------------------------------
+_SAVED = ("aggregated.csv", "perquery.csv")
 
 
-def _round(value: float, column: str, round_: int | dict[str, int] | None) -> float:
-    # builtins.round, as pt.Experiment's renderer (np.round differs on some halfway cases)
-    if isinstance(round_, int):
-        return builtins.round(value, round_)
-    if isinstance(round_, dict) and column in round_:
-        return builtins.round(value, round_[column])
-    return value
+@contextlib.contextmanager
+def _saved_tables(save_dir: str | None) -> Iterator[dict[str, pd.DataFrame]]:
+    """Set ``save_dir``'s summary tables aside while ``pt.Experiment`` writes its own; restore them on error.
+
+    Yields the earlier tables (by file name). ``pt.Experiment`` writes tables without the risk
+    columns and with the internal base-measure columns; :func:`_write_saved_tables` replaces them.
+    If anything fails before that, the earlier files are put back and the inner call's are removed.
+    """
+    import pandas as pd
+
+    paths = {name: os.path.join(save_dir, name) for name in _SAVED} if save_dir is not None else {}
+    moved = {}
+    for name, path in paths.items():
+        if os.path.exists(path):
+            moved[name] = f"{path}.pyterrier-risk-{os.getpid()}"
+            os.replace(path, moved[name])
+    try:
+        yield {name: pd.read_csv(tmp) for name, tmp in moved.items()}
+    except BaseException:
+        for name, path in paths.items():
+            if name in moved:
+                os.replace(moved[name], path)
+            elif os.path.exists(path):
+                os.remove(path)
+        raise
+    for tmp in moved.values():
+        os.remove(tmp)
 
 
-def _averages(
-    pq: pd.DataFrame,
-    plain_names: list[str],
-    names: list[str],
-    topic_list: list[str],
-    risk: list[RiskMeasure],
-    results: list[dict[str, Any]],
-    sys_index: int | None,
-    test: Any,
-    correction: str | None,
-    correction_alpha: float,
-    round_: int | dict[str, int] | None,
-    dataframe: bool,
-    highlight: str | None,
+def _write_saved_tables(
+    save_dir: str, names: list[str], earlier: dict[str, pd.DataFrame], averages: pd.DataFrame,
+    per_query: pd.DataFrame,
+) -> None:  # fmt: skip
+    """Write ``aggregated.csv`` and ``perquery.csv`` as ``pt.Experiment`` does, with the risk columns.
+
+    Rows of systems from earlier calls are kept, and a change of columns against the earlier file
+    is warned about, as ``pt.Experiment`` does.
+    """
+    import pandas as pd
+
+    old_columns = list(earlier["aggregated.csv"].columns) if "aggregated.csv" in earlier else None
+    if old_columns is not None and set(old_columns) != set(averages.columns):
+        path = os.path.join(save_dir, "aggregated.csv")
+        warnings.warn(
+            f"Evaluation measures differ between the existing '{path}' "
+            f"(columns: {', '.join(sorted(old_columns))}) and the current run "
+            f"(columns: {', '.join(sorted(averages.columns))}). Missing values will be filled with NaN.",
+            stacklevel=4,
+        )
+    for filename, table in (("aggregated.csv", averages), ("perquery.csv", per_query)):
+        old = earlier.get(filename)
+        if old is not None:
+            old = old[~old["name"].astype(str).isin(set(names))]
+            if not old.empty:
+                table = pd.concat([table, old], ignore_index=True)
+        table.to_csv(os.path.join(save_dir, filename), index=False)
+
+
+# -- the function ------------------------------------------------------------------------------------
+def Experiment(  # noqa: N802 - mirrors pt.Experiment
+    retr_systems: Sequence[Any] | dict[str, Any],
+    topics: pd.DataFrame | str,
+    qrels: pd.DataFrame | str,
+    eval_metrics: Sequence[Any],
+    names: Sequence[str] | None = None,
+    perquery: bool | str = False,
+    dataframe: bool = True,
+    baseline: int | str | None = None,
+    test: str | Callable[..., Any] = "t",
+    correction: str | None = None,
+    correction_alpha: float = 0.05,
+    highlight: str | None = None,
+    round: int | dict[str, int] | None = None,  # noqa: A002 - pt.Experiment's argument name
+    **kwargs: Any,
 ) -> Any:
-    """The ordinary table rendered by PyTerrier, with the risk columns appended."""
-    from pyterrier._evaluation._rendering import RenderFromPerQuery
-    from scipy import stats
+    r"""Run and evaluate systems like ``pt.Experiment``, also accepting risk-sensitive measures.
 
-    if test == "t":
-        test_fn = stats.ttest_rel
-    elif test == "wilcoxon":
-        test_fn = stats.wilcoxon
-    elif callable(test):
-        test_fn = test
-    else:
-        raise ValueError(f"Unknown test function name {test!r}")
-    if correction is not None and sys_index is None:
-        raise ValueError("Requested multiple testing correction, but no baseline was specified.")
+    All arguments and return values are those of ``pt.Experiment`` (``batch_size``,
+    ``filter_by_qrels``, ``filter_by_topics``, ``save_dir``, ``save_mode``, ``save_format``,
+    ``verbose``, ``validate``, ``plan``, ... pass through unchanged).  In addition:
 
-    renderer = RenderFromPerQuery(
-        names, baseline=sys_index, test_fn=test_fn, correction=correction,
-        correction_alpha=correction_alpha, round=round_, precompute_time=0,
+    * ``eval_metrics`` may contain :class:`~pyterrier_risk.URisk`, :class:`~pyterrier_risk.TRisk`,
+      :class:`~pyterrier_risk.ZRisk` and :class:`~pyterrier_risk.GeoRisk` measures (objects or
+      names such as ``"URisk(nDCG@20,alpha=5,baseline='BM25')"``).  Each adds one column named by
+      the measure's ``repr``; TRisk also adds ``"<repr> p-value"`` (two-sided, Student's t with
+      c − 1 degrees of freedom).  A URisk/TRisk measure without its own ``baseline`` uses this
+      function's ``baseline``.
+    * any measure may be given by name, as :func:`pyterrier_risk.parse_measure` reads it:
+      ir_measures names (``"nDCG@10"``, ``"P(rel=2)@10"``), trec_eval names (``"ndcg_cut_10"``,
+      ``"map"``: their columns keep that spelling, as in ``pt.Experiment``), ``"UE(nDCG@10)"``,
+      ``"TRisk(ndcg_cut_10,alpha=5)"``. A name no parser knows is a ``ValueError`` naming it.
+    * a risk measure's ``baseline`` is a listed system's name or index, ``'mean'``, ``'median'`` or
+      ``'max'`` over the listed systems (or over ``pool=``, a subset of names/indices; Dinçer et
+      al., ECIR 2014), or an external run: a DataFrame or a TREC run file.  A string is looked up
+      in that order: system name, aggregate, existing file.
+    * ``topics`` and ``qrels`` may be ``'irds:<id>'`` strings (PyTerrier's ``pt.get_dataset``).
+    * ``baseline`` may be a system name even when ``retr_systems`` is a list (``names`` given), and
+      it may be combined with ``perquery``.
+
+    Topic policy (as ``trec_eval -c``): the qrels' topics define the topic set; a system or
+    baseline without results for a topic scores 0 there, with a warning giving the count; results
+    for topics outside the qrels are ignored (warned about for result DataFrames and baseline runs).
+    When only averages are asked for (and no ``save_dir``), topics without qrels are not run.
+
+    ``perquery=True`` returns PyTerrier's long table (``name``, ``qid``, ``measure``, ``value``)
+    with extra rows per risk measure ``r`` (see docs/experiment.md):
+
+    * URisk: measure ``"<r>"``, the per-topic term :math:`x_i` (its mean over topics is URisk);
+    * TRisk: ``"<r> x"``, ``"<r> T_R"`` and ``"<r> T_J"`` (2014 eqs. 11, 21 and the jackknife
+      T_J; NaN for the baseline system itself);
+    * ZRisk and GeoRisk: ``"<r> z"``, the standardised residual :math:`z_{ij}` (2016 eq. 5); ZRisk
+      is :math:`\sum z^+ + (1+\alpha)\sum z^-` over a system's rows.
+
+    Args:
+        retr_systems: transformers and/or result DataFrames, as a list or a ``{name: system}`` dict.
+        topics: topics DataFrame, topics file, or ``'irds:<id>'``.
+        qrels: qrels DataFrame, qrels file, or ``'irds:<id>'``.
+        eval_metrics: measures (ir_measures objects, names, risk measures).
+        names: system names (ignored for a dict of systems).
+        perquery: ``False``, ``True`` or ``'both'`` as in ``pt.Experiment``.
+        dataframe: return DataFrames (default) or dicts.
+        baseline: index or name of the system used for the significance columns of the ordinary
+            measures, and the default baseline of URisk/TRisk measures.
+        test: significance test (``'t'``, ``'wilcoxon'`` or a callable), as in ``pt.Experiment``.
+        correction: multiple-testing correction of the ordinary measures' p-values across systems,
+            a method of :func:`pyterrier_risk.core.adjust_p_values` (statsmodels' names and
+            aliases: ``'bonferroni'``, ``'holm'``, ``'hs'``, ``'fdr_bh'``, ...); a NaN p-value is
+            left out of the family.
+        correction_alpha: family-wise error rate for ``correction``.
+        highlight: ``'bold'`` or ``'color'`` to style the best value of each column.
+        round: decimal places, an int or ``{column: int}`` (risk columns by their ``repr``).
+        **kwargs: further ``pt.Experiment`` arguments.
+
+    Returns:
+        As ``pt.Experiment``: the averages table (DataFrame or dict), the per-query table, or both.
+
+    Raises:
+        ValueError: unknown baseline or pool member, fewer than two systems for ZRisk/GeoRisk,
+            duplicate system names with risk measures, an unknown ``irds:`` id or measure name, ...
+    """
+    import pyterrier as pt
+
+    topics = _load_irds(topics, "topics")
+    qrels = _load_irds(qrels, "qrels")
+    request = _split_measures(eval_metrics)
+    if not request.risk:
+        return pt.Experiment(
+            retr_systems, topics, qrels, [*request.ordinary, *(["mrt"] if request.mrt else [])], names=names,
+            perquery=perquery, dataframe=dataframe, baseline=baseline, test=test, correction=correction,
+            correction_alpha=correction_alpha, highlight=highlight, round=round, **kwargs,
+        )  # fmt: skip
+    names, systems = _systems(retr_systems, names)
+    options = TableOptions(
+        baseline=_resolve_system_index(baseline, names, "baseline") if baseline is not None else None,
+        test=test_function(test), correction=correction, correction_alpha=correction_alpha,
+        round=check_round(round), highlight=highlight,
     )  # fmt: skip
-    rows = pq[pq["measure"].isin(set(plain_names)) & pq["qid"].isin(set(topic_list))]
-    per_system: dict[str, dict[str, dict[str, float]]] = {n: {q: {} for q in topic_list} for n in names}
-    for name, qid, measure, value in rows[["name", "qid", "measure", "value"]].itertuples(index=False):
-        per_system[name][qid][measure] = value
-    for i, n in enumerate(names):
-        renderer.add_metrics(i, per_system[n], 0.0)
-
-    risk_cols: dict[str, list[float]] = {}
-    for m, res in zip(risk, results, strict=True):
-        col = repr(m)
-        risk_cols[col] = [_round(float(res["value"][n]), col, round_) for n in names]
-        if "p_value" in res:
-            pcol = f"{col} p-value"
-            # like pt.Experiment, an int `round` leaves p-values alone; a dict may name the column
-            p_round = round_ if isinstance(round_, dict) else None
-            risk_cols[pcol] = [_round(float(res["p_value"][n]), pcol, p_round) for n in names]
-
-    if not dataframe:
-        table = renderer.averages(dataframe=False) if plain_names else {n: {} for n in names}
-        for i, n in enumerate(names):
-            for col, values in risk_cols.items():
-                table[n][col] = values[i]
-        return table
-
-    import pandas as pd
-
-    table = renderer.averages(dataframe=True) if plain_names else pd.DataFrame({"name": names})
-    for col, values in risk_cols.items():
-        table[col] = values
-    if highlight in ("bold", "color", "colour"):
-        from pyterrier._evaluation import _rendering
-
-        col_type = {}
-        for col in table.columns[1:]:
-            if col.endswith(("p-value", "reject", "corrected")):
-                continue
-            col_type[col] = "-" if col.endswith(" -") else "+"
-        styler = _rendering._bold_cols if highlight == "bold" else _rendering._color_cols
-        return table.style.apply(styler, axis=0, col_type=col_type)
-    return table
+    if request.mrt:
+        warnings.warn("'mrt' is not reported when risk measures are evaluated", stacklevel=2)
+    tables = _risk_experiment(names, systems, topics, qrels, request, options, perquery is False, kwargs)
+    return render(tables, options, perquery, dataframe)
 
 
-def _per_query(
-    pq: pd.DataFrame,
-    plain_names: list[str],
-    names: list[str],
-    risk: list[RiskMeasure],
-    results: list[dict[str, Any]],
-    round_: int | dict[str, int] | None,
-    dataframe: bool,
-) -> Any:
-    """PyTerrier's long per-query table with the risk components appended."""
-    import pandas as pd
+def _risk_experiment(
+    names: list[str], systems: list[Any], topics: Any, qrels: Any, request: MeasureRequest,
+    options: TableOptions, averages_only: bool, kwargs: dict[str, Any],
+) -> Tables:  # fmt: skip
+    """Evaluate the ordinary and the risk measures (the checks first); keep ``save_dir``'s tables right."""
+    import pyterrier as pt
 
-    frames = [pq[pq["measure"].isin(set(plain_names))][["name", "qid", "measure", "value"]]]
-    for m, res in zip(risk, results, strict=True):
-        for component, matrix in res["components"].items():
-            label = f"{m!r} {component}" if component else repr(m)
-            wide = matrix.reindex(names).rename_axis(index="name", columns=None).reset_index()
-            frame = wide.melt(id_vars="name", var_name="qid", value_name="value").assign(measure=label)
-            frames.append(frame[["name", "qid", "measure", "value"]])
-    out = pd.concat(frames, ignore_index=True)
-    out = out.sort_values(["name", "qid"], kind="stable").reset_index(drop=True)
-    if dataframe:
-        if isinstance(round_, int):  # exactly as pt.Experiment: builtins.round per value, then pandas
-            out["value"] = [builtins.round(v, round_) for v in out["value"]]
-            out["value"] = out["value"].round(round_)
-        elif isinstance(round_, dict):  # pt.Experiment refuses this; rows are rounded by their measure
-            out["value"] = [_round(v, m, round_) for v, m in zip(out["value"], out["measure"], strict=True)]
-        return out
-    # like pt.Experiment, the nested per-query dict is not rounded
-    nested: dict[int, dict[str, dict[str, float]]] = {}
-    index = {n: i for i, n in enumerate(names)}
-    for name, qid, measure, value in out.itertuples(index=False):
-        nested.setdefault(index[name], {}).setdefault(qid, {})[measure] = value
-    return nested
+    if options.correction is not None and options.baseline is None:
+        raise ValueError("Requested multiple testing correction, but no baseline was specified.")
+    topics, qrels, topic_list = _topic_set(topics, qrels, kwargs.get("filter_by_topics", True))
+    _warn_for_frames(names, systems, topic_list)
+    baselines = _check_risk_measures(request.risk, names, options.baseline, len(topic_list))
+    save_dir = kwargs.get("save_dir")
+    with _saved_tables(save_dir) as earlier:
+        evaluation = _evaluate(names, systems, topics, qrels, topic_list, request, averages_only, kwargs)
+        _warn_for_transformers(evaluation, systems)
+        qrels_irm = pt.model.to_ir_measures(qrels)
+        results = [
+            _evaluate_risk(m, evaluation.matrices[repr(m.base)], baselines.get(m), qrels_irm)
+            for m in request.risk
+        ]
+        tables = Tables(names, evaluation.per_query, evaluation.ordinary, topic_list, results)
+        if save_dir is not None:
+            unrounded = replace(options, round=None, highlight=None)
+            saved = render(tables, unrounded, "both", True)
+            _write_saved_tables(save_dir, names, earlier, saved.averages, saved.perquery)
+    return tables

@@ -7,18 +7,16 @@ mean over one run, so ``pt.Experiment`` cannot evaluate them in general; use
 :class:`URisk` against an *external* baseline run (a DataFrame or a TREC run file): its value is the
 mean over topics of a per-topic term, so it also works in plain ``pt.Experiment``.
 
-Names parse with ``ir_measures.parse_measure``.  The stock parser accepts only keyword arguments with
-literal values, so importing this module extends it (additively: every string the stock parser
-accepts parses exactly as before) to accept a nested base measure given positionally, and negative
-numbers inside literals (``nDCG(gains={-2:0,...})@20``)::
+Names parse with :func:`pyterrier_risk.parse_measure`, which also reads the base measure given
+positionally and trec_eval names inside (``TRisk(ndcg_cut_10,alpha=5)``); the stock
+``ir_measures.parse_measure``, which this package leaves untouched, reads the keyword form::
 
-    URisk(nDCG@20,alpha=5,baseline='BM25')
-    URisk(base='nDCG@20',alpha=5,baseline='BM25')      # also accepted by the stock parser
+    URisk(nDCG@20,alpha=5,baseline='BM25')             # the canonical repr: pyterrier_risk.parse_measure
+    URisk(base='nDCG@20',alpha=5,baseline='BM25')      # also ir_measures.parse_measure
 """
 
 from __future__ import annotations
 
-import ast
 import functools
 import hashlib
 import math
@@ -32,10 +30,12 @@ import ir_measures
 from ir_measures import Metric
 from ir_measures.measures import Measure, ParamInfo, register
 
+from ._wrapped import MeasureNameError, WrappedMeasure, parse_measure
+
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["URisk", "TRisk", "ZRisk", "GeoRisk", "parse_measure", "RiskMeasure"]
+__all__ = ["URisk", "TRisk", "ZRisk", "GeoRisk", "parse_measure", "RiskMeasure", "MeasureNameError"]
 
 AGGREGATE_BASELINES = ("mean", "median", "max")
 _RUN_INPUTS = ["query_id", "doc_id", "score"]
@@ -55,37 +55,11 @@ def _frame_digest(frame: pd.DataFrame) -> str:
     return hashlib.sha1(hashed.tobytes()).hexdigest()[:8]
 
 
-def _integral_cutoff(base: Measure) -> Measure:
-    """``nDCG@20.0`` -> ``nDCG@20`` where the cutoff must be an int (not ``IPrec@1.0``, a float recall)."""
-    at = getattr(base, "AT_PARAM", None)
-    info = base.SUPPORTED_PARAMS.get(at) if at else None
-    cutoff = base.params.get(at) if at else None
-    if (
-        info is not None
-        and info.dtype is not None
-        and isinstance(cutoff, float)
-        and cutoff.is_integer()
-        and not isinstance(cutoff, info.dtype)
-        and isinstance(int(cutoff), info.dtype)
-    ):
-        return base(**{**base.params, at: int(cutoff)})
-    return base
-
-
-def _valid_base(name: str, base: Measure) -> Measure:
-    """The base measure with ir_measures' own parameter checks run now, as a ValueError."""
-    base = _integral_cutoff(base)
-    try:
-        base.validate_params()
-    except AssertionError as e:
-        raise ValueError(f"{name}: invalid base measure {base!r}: {e}") from None
-    return base
-
-
-class RiskMeasure(Measure):
+class RiskMeasure(WrappedMeasure):
     """Common machinery of the risk-sensitive measures (parameter checks, canonical ``repr``).
 
-    The base measure is the first (positional) argument: ``URisk(nDCG@20, alpha=5, baseline='BM25')``.
+    The base measure is the first (positional) argument or ``base=`` (a measure or its name):
+    ``URisk(nDCG@20, alpha=5, baseline='BM25')`` (see :class:`WrappedMeasure`).
     Parameters are checked when the measure is built: a negative or non-finite ``alpha``, an
     unknown parameter or a base that is not an ``ir_measures`` measure raise ``ValueError`` /
     ``TypeError`` immediately.  ``repr`` is canonical: the base first, then the other parameters
@@ -99,39 +73,11 @@ class RiskMeasure(Measure):
     #: whether the measure is computed against a single baseline (URisk/TRisk) or all systems
     USES_BASELINE = True
 
-    def __init__(self, **params: Any):
-        super().__init__(**self._normalise(params))
-
-    def __call__(self, base: Any = None, /, **kwargs: Any) -> RiskMeasure:
-        """Return a copy with ``base`` (positional) and/or keyword parameters replaced."""
-        params = dict(self.params)
-        if base is not None:
-            if "base" in kwargs:
-                raise TypeError(f"{self.NAME}: base measure given twice")
-            kwargs["base"] = base
-        params.update(kwargs)
-        return type(self)(**params)
-
     # -- parameters -------------------------------------------------------------------------------
     def _normalise(self, params: dict[str, Any]) -> dict[str, Any]:
-        unknown = sorted(set(params) - set(self.SUPPORTED_PARAMS))
-        if unknown:
-            raise TypeError(
-                f"{self.NAME}: unknown parameter(s) {unknown}; supported: {sorted(self.SUPPORTED_PARAMS)}"
-            )
         # None means "not given" for the optional parameters
-        out = {k: v for k, v in params.items() if not (v is None and k in ("baseline", "pool"))}
-        if "base" in out:
-            base = out["base"]
-            if isinstance(base, str):
-                base = parse_measure(base)
-            if not isinstance(base, Measure):
-                raise TypeError(
-                    f"{self.NAME}: base must be an ir_measures measure (e.g. nDCG@20), got {base!r}"
-                )
-            if isinstance(base, RiskMeasure):
-                raise TypeError(f"{self.NAME}: the base measure cannot itself be a risk measure ({base!r})")
-            out["base"] = _valid_base(self.NAME, base)
+        params = {k: v for k, v in params.items() if not (v is None and k in ("baseline", "pool"))}
+        out = super()._normalise(params)
         if "alpha" in out:
             alpha = out["alpha"]
             if isinstance(alpha, bool) or not isinstance(alpha, numbers.Real):
@@ -160,6 +106,10 @@ class RiskMeasure(Measure):
                     f"it needs baseline='mean', 'median' or 'max' (got baseline={out.get('baseline')!r})"
                 )
         return out
+
+    def _check_base_kind(self, base: Measure) -> None:
+        if isinstance(base, RiskMeasure):
+            raise TypeError(f"{self.NAME}: the base measure cannot itself be a risk measure ({base!r})")
 
     def _check_baseline(self, baseline: Any) -> Any:
         if baseline is None:
@@ -207,14 +157,6 @@ class RiskMeasure(Measure):
             return f"'<run {_frame_digest(v)}>'"
         return repr(v)
 
-    def __repr__(self) -> str:
-        # ir_measures hashes and compares measures through repr for every per-query value, and a
-        # DataFrame baseline is written by a digest of its content: compute it once
-        cached = self.__dict__.get("_repr")
-        if cached is None:
-            cached = self.__dict__["_repr"] = self._make_repr()
-        return cached
-
     def _make_repr(self) -> str:
         parts = []
         if "base" in self.params:
@@ -230,13 +172,6 @@ class RiskMeasure(Measure):
         return f"{self.NAME}({','.join(parts)})" if parts else str(self.NAME)
 
     # -- accessors --------------------------------------------------------------------------------
-    @property
-    def base(self) -> Measure:
-        """The base measure whose per-topic scores are compared."""
-        if "base" not in self.params:
-            raise ValueError(f"{self!r} has no base measure; write e.g. {self.NAME}(nDCG@20)")
-        return self.params["base"]
-
     @property
     def alpha(self) -> float:
         """Risk-aversion α >= 0 (losses weigh 1 + α)."""
@@ -438,118 +373,3 @@ GeoRisk = _GeoRisk()
 for _m in (URisk, TRisk, ZRisk, GeoRisk):
     if _m.NAME not in ir_measures.measures.registry:
         register(_m)
-
-_RISK_NAMES = frozenset(m.NAME for m in (URisk, TRisk, ZRisk, GeoRisk))
-
-
-# -- parsing ---------------------------------------------------------------------------------------
-_PARSE_HELP = "must look like Measure(k1=v1,...)@c, or Risk(BaseMeasure@c,k1=v1,...) for a risk measure"
-
-
-def _node_to_value(node: ast.expr) -> Any:
-    try:
-        return ast.literal_eval(node)
-    except ValueError:
-        return _node_to_measure(node)
-
-
-def _node_to_measure(node: ast.expr) -> Measure:
-    at_param = None
-    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.MatMult):
-        # a plain literal, as the stock parser: "P@-1" and "nDCG@+5" stay errors
-        if not isinstance(node.right, ast.Constant):
-            raise ValueError(f"cannot parse measure: the value after @ must be a plain number; {_PARSE_HELP}")
-        at_param = node.right.value
-        node = node.left
-    args: dict[str, Any] = {}
-    positional: list[ast.expr] = []
-    if isinstance(node, ast.Call):
-        positional = list(node.args)
-        for keyword in node.keywords:
-            if keyword.arg is None:
-                raise ValueError(f"cannot parse measure: ** arguments are not allowed; {_PARSE_HELP}")
-            args[keyword.arg] = _node_to_value(keyword.value)
-        node = node.func
-    if not isinstance(node, ast.Name):
-        raise ValueError(f"cannot parse measure: unexpected expression; {_PARSE_HELP}")
-    name = node.id
-    if name not in ir_measures.measures.registry:
-        raise NameError(f"measure not found: {name}")
-    proto = ir_measures.measures.registry[name]
-    if positional:
-        if not isinstance(proto, RiskMeasure) or len(positional) > 1:
-            raise ValueError(f"cannot parse measure {name}: only a risk measure's base may be positional")
-        if "base" in args:
-            raise ValueError(f"cannot parse measure {name}: base measure given twice")
-        args["base"] = _node_to_measure(positional[0])
-    if at_param is not None:
-        args[proto.AT_PARAM] = at_param
-    return proto(**args)
-
-
-def parse_measure(measure: str | Measure) -> Measure:
-    """Parse a measure name, including nested risk measures such as ``URisk(nDCG@20,alpha=5)``.
-
-    Accepts everything :func:`ir_measures.parse_measure` accepts, plus a positional base measure for
-    the risk measures and negative numbers in literals (``nDCG(gains={-2:0,0:0,1:1})@20``).
-
-    Args:
-        measure: the measure's name (or a measure, returned unchanged).
-
-    Returns:
-        The measure object.
-
-    Raises:
-        ValueError: if the text is not a measure expression.
-        NameError: if a measure name is not registered.
-    """
-    if isinstance(measure, Measure):
-        return measure
-    if not isinstance(measure, str):
-        raise TypeError(f"a measure name must be a str, got {type(measure).__name__}")
-    try:
-        node = ast.parse(measure.strip(), mode="eval").body
-    except SyntaxError as e:
-        raise ValueError(f"cannot parse measure {measure!r}: {e.msg}; {_PARSE_HELP}") from None
-    return _node_to_measure(node)
-
-
-def _top_name(measure: str) -> str | None:
-    try:
-        node = ast.parse(measure.strip(), mode="eval").body
-    except SyntaxError:
-        return None
-    if isinstance(node, ast.BinOp):
-        node = node.left
-    if isinstance(node, ast.Call):
-        node = node.func
-    return node.id if isinstance(node, ast.Name) else None
-
-
-def _install_parser() -> None:
-    """Extend ``ir_measures.parse_measure`` (strictly additively) with the nested syntax above."""
-    original = ir_measures.util.parse_measure
-    if getattr(original, "_pyterrier_risk", False):
-        return
-
-    @functools.wraps(original)
-    def parse_measure_with_risk(measure):  # noqa: ANN001, ANN202 - mirrors ir_measures' signature
-        try:
-            return original(measure)
-        except (ValueError, NameError) as stock_error:
-            if not isinstance(measure, str):
-                raise
-            if _top_name(measure) in _RISK_NAMES:
-                return parse_measure(measure)  # our error messages are the relevant ones here
-            try:
-                return parse_measure(measure)
-            except (ValueError, NameError, TypeError):
-                raise stock_error from None
-
-    parse_measure_with_risk._pyterrier_risk = True  # type: ignore[attr-defined]
-    parse_measure_with_risk.__wrapped__ = original  # type: ignore[attr-defined]
-    ir_measures.util.parse_measure = parse_measure_with_risk
-    ir_measures.parse_measure = parse_measure_with_risk
-
-
-_install_parser()

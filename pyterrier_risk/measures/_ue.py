@@ -1,8 +1,10 @@
 """The ``UE`` ir_measures measure: upper & expected value normalisation of nDCG, AP, P, R and RR.
 
-Registered with ir_measures at import, so ``ir_measures.parse_measure("UE(base='nDCG')@10")`` works.
-The base measure is written as a quoted string because ir_measures' parser only accepts literal
-parameter values; in Python ``UE(nDCG@10)`` works as well.
+A :class:`~pyterrier_risk.measures._wrapped.WrappedMeasure`, like the risk measures: ``UE(nDCG@10)``,
+``UE(base='nDCG@10')`` and ``UE(base='nDCG')@10`` are one measure, in Python and as strings read by
+:func:`pyterrier_risk.parse_measure`; ``.base`` is the base measure (``nDCG@10``). The canonical name
+quotes the base without its cutoff, ``UE(base='nDCG')@10``, which the stock
+``ir_measures.parse_measure`` also reads (the measure is registered through ir_measures' ``register``).
 """
 
 from __future__ import annotations
@@ -12,6 +14,8 @@ from typing import TYPE_CHECKING, Any
 import ir_measures
 from ir_measures import Metric
 from ir_measures.measures import Measure, ParamInfo, register
+
+from ._wrapped import WrappedMeasure, checked_base
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -26,14 +30,7 @@ _POOLS = ("qrels", "run")
 _ORDER = ("base", "variant", "reb", "pool")
 
 
-def _parse_base(base: Any) -> Measure:
-    if isinstance(base, str):
-        try:
-            base = ir_measures.parse_measure(base)
-        except (ValueError, NameError, SyntaxError) as e:
-            raise ValueError(f"UE: cannot parse base measure {base!r}: {e}") from e
-    if not isinstance(base, Measure):
-        raise TypeError(f"UE: base must be an ir_measures Measure or its name, got {type(base).__name__}")
+def _check_ue_base(base: Measure) -> None:
     if base.NAME not in BASES:
         raise ValueError(f"UE: unsupported base measure {base.NAME!r}; supported: {', '.join(BASES)}")
     if base.NAME == "nDCG" and base["dcg"] != "log2":
@@ -41,10 +38,9 @@ def _parse_base(base: Any) -> Measure:
             "UE: only nDCG(dcg='log2') is supported; for the paper's 2^R - 1 gains use "
             "nDCG(gains={0: 0, 1: 1, 2: 3, ...})"
         )
-    return base
 
 
-class _UE(Measure):
+class _UE(WrappedMeasure):
     """Joint upper & expected value normalised measure (Feng & Karmaker Santu, IP&M 2023, §5).
 
     ``UE(base)`` rescales a base measure ``A`` of each topic with its ideal score ``IUB`` (perfect
@@ -60,8 +56,8 @@ class _UE(Measure):
     own gains, cutoff and relevance threshold; the base value itself is computed by ir_measures.
 
     Examples: ``UE(nDCG@10)``, ``UE(AP(rel=2)@10, variant='V2')``,
-    ``ir_measures.parse_measure("UE(base='nDCG', variant='V2')@10")``. The ``base`` parameter holds the
-    base's canonical name without its cutoff; :meth:`base_measure` returns the base measure itself.
+    ``pyterrier_risk.parse_measure("UE(nDCG@10,variant='V2')")``. ``.base`` is the base measure with
+    its cutoff; the ``base`` parameter holds it without, the cutoff being UE's own (``UE(...)@10``).
     Per-topic edge cases and the exact expected values are documented in :func:`pyterrier_risk.ue`
     and :func:`pyterrier_risk.ue_bounds`.
     """
@@ -73,7 +69,7 @@ class _UE(Measure):
     AT_PARAM = "cutoff"
     SUPPORTED_PARAMS = {
         "base": ParamInfo(
-            dtype=str, required=True, desc="base measure without cutoff (nDCG, AP, P, R or RR) and its params"
+            dtype=Measure, required=True, desc="base measure (nDCG, AP, P, R or RR), its cutoff in cutoff="
         ),
         "cutoff": ParamInfo(dtype=int, required=False, desc="ranking cutoff of the base measure"),
         "variant": ParamInfo(
@@ -93,43 +89,36 @@ class _UE(Measure):
         ),
     }
 
-    def __init__(self, **params: Any) -> None:
+    def _normalise(self, params: dict[str, Any]) -> dict[str, Any]:
+        """The base's cutoff becomes UE's own ``cutoff`` (``UE(nDCG@10)`` is ``UE(base='nDCG')@10``)."""
+        params = super()._normalise(params)
         base = params.get("base")
-        if base is not None:
-            base = _parse_base(base)
-            base_cutoff = base.params.get("cutoff")
-            if base_cutoff is not None:
-                if params.get("cutoff") not in (None, base_cutoff):
-                    raise ValueError(
-                        f"UE: conflicting cutoffs {base_cutoff} (in base) and {params['cutoff']} (cutoff=)"
-                    )
-                params["cutoff"] = base_cutoff
-            stripped = type(base)(**{k: v for k, v in base.params.items() if k != "cutoff"})
-            params["base"] = repr(stripped)
-        super().__init__(**params)
+        if base is None:
+            return params
+        cutoff = params.get("cutoff")
+        if "cutoff" in base.params:
+            if cutoff not in (None, base.params["cutoff"]):
+                raise ValueError(
+                    f"UE: conflicting cutoffs {base.params['cutoff']} (in base) and {cutoff} (cutoff=)"
+                )
+            cutoff = params["cutoff"] = base.params["cutoff"]
+            params["base"] = type(base)(**{k: v for k, v in base.params.items() if k != "cutoff"})
+        if cutoff is not None:  # UE(base='nDCG')@0: refused now, as for any base
+            checked_base(params["base"](cutoff=cutoff), "UE: invalid base measure")
+        return params
 
-    def __call__(self, base: Any = None, **kwargs: Any) -> _UE:
-        """Copy with updated parameters; the base may be positional: ``UE(nDCG@10, variant='V2')``."""
-        if base is not None:
-            kwargs["base"] = base
-            if "cutoff" not in kwargs:
-                params = {k: v for k, v in self.params.items() if k != "cutoff"}
-                return type(self)(**{**params, **kwargs})
-        return type(self)(**{**self.params, **kwargs})
+    def _check_base_kind(self, base: Measure) -> None:
+        _check_ue_base(base)
 
-    def __repr__(self) -> str:
-        # cached: ir_measures hashes measures through repr once per reported value
-        cached = self.__dict__.get("_repr")
-        if cached is not None and cached[0] == self.params:
-            return cached[1]
+    def _make_repr(self) -> str:
         parts = []
         for key in _ORDER:
             if key in self.params and self.params[key] != self.SUPPORTED_PARAMS[key].default:
-                parts.append(f"{key}={self.params[key]!r}")
+                value = self.params[key]
+                parts.append(f"{key}={(repr(value) if isinstance(value, Measure) else value)!r}")
         result = self.NAME + (f"({','.join(parts)})" if parts else "")
         if self.params.get("cutoff") is not None:
             result = f"{result}@{self.params['cutoff']}"
-        self._repr = (dict(self.params), result)
         return result
 
     def validate_params(self) -> None:
@@ -145,16 +134,14 @@ class _UE(Measure):
         cutoff = self.params.get("cutoff")
         if cutoff is not None and (isinstance(cutoff, bool) or not isinstance(cutoff, int) or cutoff < 1):
             raise ValueError(f"UE: cutoff must be a positive int, got {cutoff!r}")
-        base = self.base_measure()
+        base = self.base
         if base.NAME in ("P", "R") and cutoff is None:
             raise ValueError(f"UE: base {base.NAME} needs a cutoff, e.g. UE({base.NAME}@10)")
         super().validate_params()
 
     def base_measure(self) -> Measure:
-        """The base measure, with the cutoff applied."""
-        base = _parse_base(self.params["base"])
-        cutoff = self.params.get("cutoff")
-        return base if cutoff is None else base(cutoff=cutoff)
+        """The base measure with the cutoff applied: the same as :attr:`base`."""
+        return self.base
 
     def runtime_impl(self, qrels: pd.DataFrame, run: pd.DataFrame):
         """Per-topic UE values; ir_measures' runtime provider calls this with all topics of one run."""
@@ -164,7 +151,7 @@ class _UE(Measure):
         from ..core._ue import ue
 
         self.validate_params()
-        base = self.base_measure()
+        base = self.base
         # dict-of-dict input spares ir_measures a per-row namedtuple conversion (same values)
         qrels_dd = _dict_of_dict(qrels["query_id"], qrels["doc_id"], qrels["relevance"])
         run_dd = _dict_of_dict(run["query_id"], run["doc_id"], run["score"])
