@@ -14,6 +14,10 @@ extensions = [
     "sphinx.ext.autodoc",
     "sphinx.ext.napoleon",
     "sphinx.ext.mathjax",
+    # MathJax 3 shipped with the docs (pip package sphinx-mathjax-offline, in the docs extra): it sets
+    # mathjax_path to _static/mathjax/tex-chtml.js and copies MathJax there, so formulas render
+    # without network access (Sphinx's default loads MathJax from a CDN).
+    "sphinx-mathjax-offline",
 ]
 source_suffix = {".md": "markdown", ".rst": "restructuredtext"}
 myst_enable_extensions = ["dollarmath", "amsmath"]
@@ -23,4 +27,7 @@ autodoc_mock_imports = ["lightgbm", "matplotlib", "numba", "pyterrier_pisa"]
 autodoc_typehints = "description"
 napoleon_google_docstring = True
 html_theme = "alabaster"
+html_theme_options = {"sidebar_width": "250px", "page_width": "1080px"}
+html_static_path = ["_static"]
+html_css_files = ["custom.css"]  # long code-formatted titles wrap in the sidebar instead of overflowing
 suppress_warnings = ["myst.header"]

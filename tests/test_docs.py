@@ -3,24 +3,107 @@
 Blocks of one page run in order in one namespace with the repository root as working directory.
 A block whose first line is ``# requires: shared-data`` needs the real data folder; it is skipped
 (failed under CI) when that folder is absent.
+
+Shown output is checked: a ```text block that follows a ```python block with nothing but blank lines
+between them is that block's output. What the block prints must equal it token by token after
+whitespace is normalised; a number shown with d decimals may differ from the printed one by at most
+one unit in its last place (platform rounding), an integer must be equal. A block that prints
+must show its output (pages in ``OUTPUT_PENDING`` excepted, until their output blocks are added).
 """
 
 from __future__ import annotations
 
+import contextlib
+import importlib
+import io
 import os
 import re
+import shutil
+import subprocess
+import sys
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 from conftest import DATA, REPO, data_path
 
-FENCE = re.compile(r"^```python[^\n]*\n(.*?)^```", re.M | re.S)
 PAGES = [REPO / "README.md", *sorted((REPO / "docs").glob("*.md"))]
 NO_CODE_PAGES = {"index.md", "api.md"}
+# Every block that prints must show its output, except on these pages, whose blocks do not all show
+# it yet: remove a page once each of its printing blocks is followed by its ```text output.
+OUTPUT_PENDING = {"README.md", "cli.md", "experiment.md", "measures.md", "objectives.md", "ue.md",
+                  "objective_georisk.md", "objective_tfaro.md", "objective_tfaro_star.md",
+                  "objective_tsaro.md", "objective_urisk.md"}
+
+_OPEN = re.compile(r"^(`{3,})\s*([^`\s]*)([^`]*)$")
 
 
-def python_blocks(page: Path) -> list[str]:
-    return FENCE.findall(page.read_text(encoding="utf-8"))
+@dataclass
+class Block:
+    """A fenced code block of a page: its language, text and first line number (1-based)."""
+
+    lang: str
+    code: str
+    line: int
+    output: Block | None = None  # for python blocks: the ```text block right after it
+
+
+def fenced_blocks(text: str) -> list[Block]:
+    """Every fenced block of a markdown text, with python blocks linked to their shown output."""
+    blocks: list[Block] = []
+    lines = text.split("\n")
+    i, last_end = 0, -10
+    while i < len(lines):
+        opened = _OPEN.match(lines[i])
+        if not opened:
+            i += 1
+            continue
+        fence, lang, start = opened.group(1), opened.group(2), i
+        i += 1
+        while i < len(lines) and not (lines[i].startswith(fence) and not lines[i].strip("`").strip()):
+            i += 1
+        block = Block(lang, "\n".join(lines[start + 1:i]) + "\n", start + 1)
+        between = lines[last_end + 1:start]
+        if blocks and lang == "text" and blocks[-1].lang == "python" and not any(s.strip() for s in between):
+            blocks[-1].output = block
+        blocks.append(block)
+        last_end, i = i, i + 1
+    return blocks
+
+
+def python_blocks(page: Path) -> list[Block]:
+    return [b for b in fenced_blocks(page.read_text(encoding="utf-8")) if b.lang == "python"]
+
+
+_TOKEN = re.compile(r"[-+]?(?:\d+\.\d*|\.\d+|\d+)(?:[eE][-+]?\d+)?|[^\s\d.+-]+|\S")
+_NUMBER = re.compile(r"[-+]?(?:\d+\.\d*|\.\d+|\d+)(?:[eE][-+]?\d+)?")
+
+
+def _close(printed: str, shown: str) -> bool:
+    """Equal tokens, or numbers within one unit of the shown number's last digit."""
+    if printed == shown:
+        return True
+    if not (_NUMBER.fullmatch(printed) and _NUMBER.fullmatch(shown)):
+        return False
+    mantissa, _, exponent = shown.lower().partition("e")
+    if "." not in mantissa:
+        return float(printed) == float(shown)
+    decimals = len(mantissa.split(".")[1])
+    unit = 10.0 ** (int(exponent or 0) - decimals)
+    return abs(float(printed) - float(shown)) <= unit * (1 + 1e-9)
+
+
+def output_mismatch(printed: str, shown: str) -> str | None:
+    """None when ``printed`` matches the ``shown`` output, else where they first differ."""
+    got = [_TOKEN.findall(line) for line in printed.splitlines()]
+    want = [_TOKEN.findall(line) for line in shown.splitlines()]
+    got, want = [t for t in got if t], [t for t in want if t]  # blank lines do not count
+    for n, (g, w) in enumerate(zip(got, want, strict=False)):
+        if len(g) != len(w) or not all(_close(a, b) for a, b in zip(g, w, strict=True)):
+            return f"non-blank output line {n + 1}: printed {' '.join(g)!r}, shown {' '.join(w)!r}"
+    if len(got) != len(want):
+        return f"printed {len(got)} non-blank lines, shown {len(want)}"
+    return None
 
 
 def test_pages_found():
@@ -33,18 +116,73 @@ def test_every_guide_page_has_an_example():
     assert not missing, f"pages without a runnable python example: {missing}"
 
 
+def test_fenced_blocks_link_output_only_right_after_python():
+    text = ("```python\nprint(1)\n```\n\n```text\n1\n```\n\nprose\n\n```text\nnot output\n```\n"
+            "```python\nx = 1\n```\nprose\n```text\n2\n```\n")
+    blocks = fenced_blocks(text)
+    assert [b.lang for b in blocks] == ["python", "text", "text", "python", "text"]
+    assert blocks[0].output is blocks[1] and blocks[1].code == "1\n"
+    assert blocks[3].output is None
+
+
+def test_output_comparison_can_fail():
+    assert output_mismatch("a   b\n0.12344\n\n", "a b\n0.1234") is None        # whitespace, rounding
+    assert output_mismatch("x 0.1236", "x 0.1234") is not None                  # two units off
+    assert output_mismatch("7 topics", "8 topics") is not None                  # integers are exact
+    assert output_mismatch("BM25 0.4", "DPH 0.4") is not None
+    assert output_mismatch("1\n2", "1") == "printed 2 non-blank lines, shown 1"
+    assert output_mismatch("1.5e-03", "1.4e-03") is None and output_mismatch("1.7e-03", "1.4e-03")
+
+
 @pytest.mark.parametrize("page", [p for p in PAGES if p.name not in NO_CODE_PAGES], ids=lambda p: p.name)
 def test_page_examples_run(page: Path, monkeypatch: pytest.MonkeyPatch):
     blocks = python_blocks(page)
-    if any(block.lstrip().startswith("# requires: shared-data") for block in blocks):
+    if any(block.code.lstrip().startswith("# requires: shared-data") for block in blocks):
         data_path()
+        if any("irds:" in block.code for block in blocks):  # conftest points ir_datasets at a copy of it
+            data_path("ir_datasets_home")
     monkeypatch.chdir(REPO)
     monkeypatch.setenv("PYTERRIER_RISK_DATA", str(DATA))
     monkeypatch.setenv("MPLBACKEND", "Agg")
     namespace: dict = {"__name__": f"docs_{page.stem}"}
     for i, block in enumerate(blocks):
-        code = compile(block, f"{page.name}[block {i + 1}]", "exec")
-        exec(code, namespace)  # noqa: S102 - executing our own documentation is the point
+        code = compile(block.code, f"{page.name}[block {i + 1}, line {block.line}]", "exec")
+        printed = io.StringIO()
+        with contextlib.redirect_stdout(printed):
+            exec(code, namespace)  # noqa: S102 - executing our own documentation is the point
+        sys.stdout.write(printed.getvalue())
+        if block.output is not None:
+            problem = output_mismatch(printed.getvalue(), block.output.code)
+            assert problem is None, f"{page.name} line {block.output.line}: shown output is stale: {problem}"
+        elif page.name not in OUTPUT_PENDING:
+            assert not printed.getvalue().strip(), (
+                f"{page.name} line {block.line}: the block prints but shows no ```text output after it")
+
+
+API_MODULES = ("pyterrier_risk", "pyterrier_risk.data", "pyterrier_risk.reporting", "pyterrier_risk.learning")
+_DIRECTIVE = re.compile(r"^\.\. (?:auto|py:)?(?:function|class|data)::\s+(pyterrier_risk[\w.]*)", re.M)
+
+
+def _resolve(path: str) -> object:
+    module, _, name = path.rpartition(".")
+    return getattr(importlib.import_module(module), name)
+
+
+def test_api_page_documents_every_public_name():
+    """Each name in ``__all__`` of the public modules has an entry on the API page, under any public path."""
+    documented = _DIRECTIVE.findall((REPO / "docs" / "api.md").read_text(encoding="utf-8"))
+    assert documented, "no autodoc directives found on docs/api.md"
+    by_name: dict[str, list[object]] = {}
+    for path in documented:
+        by_name.setdefault(path.rpartition(".")[2], []).append(_resolve(path))
+    missing = []
+    for module_name in API_MODULES:
+        module = importlib.import_module(module_name)
+        for name in module.__all__:
+            entries = by_name.get(name, [])
+            if not name.startswith("__") and not any(obj is getattr(module, name) for obj in entries):
+                missing.append(f"{module_name}.{name}")
+    assert not missing, f"public names missing from docs/api.md: {missing}"
 
 
 def test_readme_test_command_is_what_ci_runs():
@@ -57,3 +195,33 @@ def test_readme_test_command_is_what_ci_runs():
     assert install.strip().startswith("pip install")
     assert run.strip() in ci, f"CI must run the README's test command {run.strip()!r}"
     assert os.path.exists(REPO / ".ci" / "run")
+
+
+def test_built_docs_render_math_offline(tmp_path: Path):
+    """A page built with the docs' conf.py loads MathJax from the built folder, nothing from the network.
+
+    The full docs are built in CI (``.ci/run``, warnings as errors); a one-page project with the same
+    configuration and static files is enough to check where math comes from, in a few seconds.
+    """
+    pytest.importorskip("sphinx", reason="the docs extra is not installed: pip install '.[docs]'")
+    pytest.importorskip("myst_parser", reason="the docs extra is not installed: pip install '.[docs]'")
+    src, out = tmp_path / "src", tmp_path / "html"
+    shutil.copytree(REPO / "docs" / "_static", src / "_static")
+    shutil.copy(REPO / "docs" / "conf.py", src / "conf.py")
+    (src / "index.md").write_text("# Math\n\nInline $U = \\frac1c\\sum_i x_i$ and displayed:\n\n"
+                                  "$$T_R = \\frac{U}{SE(U)}$$\n", encoding="utf-8")
+    build = subprocess.run([sys.executable, "-m", "sphinx", "-W", "-q", "-b", "html", str(src), str(out)],
+                           capture_output=True, text=True, cwd=tmp_path, check=False)
+    assert build.returncode == 0, build.stderr[-3000:]
+    page = (out / "index.html").read_text(encoding="utf-8")
+    assert "\\frac{U}{SE(U)}" in page, "the formula is not in the page"
+    scripts = re.findall(r"<script[^>]*\ssrc=\"([^\"]+)\"", page)
+    mathjax = [s for s in scripts if "mathjax" in s.lower()]
+    assert mathjax, f"a page with formulas loads no MathJax: {scripts}"
+    for src_url in mathjax:
+        assert not re.match(r"(?:https?:)?//", src_url), f"MathJax comes from the network: {src_url}"
+        assert (out / src_url.split("?")[0]).is_file(), f"MathJax script {src_url} is not in the built docs"
+    assert any((out / "_static" / "mathjax" / "output" / "chtml" / "fonts" / "woff-v2").glob("*.woff"))
+    remote = re.findall(r"<(?:script|link)[^>]*\s(?:src|href)=\"((?:https?:)?//[^\"]+)\"", page)
+    assert not remote, f"the page loads scripts or styles from the network: {remote}"
+    assert "custom.css" in page, "the sidebar stylesheet is not linked"
