@@ -28,6 +28,6 @@ autodoc_typehints = "description"
 napoleon_google_docstring = True
 html_theme = "alabaster"
 html_theme_options = {"sidebar_width": "250px", "page_width": "1080px"}
+# alabaster links _static/custom.css itself: there, long code-formatted titles wrap in the sidebar
 html_static_path = ["_static"]
-html_css_files = ["custom.css"]  # long code-formatted titles wrap in the sidebar instead of overflowing
 suppress_warnings = ["myst.header"]
