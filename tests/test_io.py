@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import bz2
 import gzip
+import lzma
+import math
 
 import ir_measures
 import pandas as pd
@@ -136,3 +139,99 @@ def test_real_run_matches_ir_measures_reader():
     )
     qrels = read_qrels(data_path("trec-web-2012-risk", "qrels.web.151-200.txt"))
     assert len(qrels) == 16055 and qrels["qid"].nunique() == 50
+
+
+# ----------------------------------------------------------- encodings, compression, number formats
+def _same_frame(a, b):
+    pd.testing.assert_frame_equal(a.reset_index(drop=True), b.reset_index(drop=True))
+
+
+def test_byte_order_mark_is_ignored(tmp_path):
+    bom = "\ufeff"
+    run = read_run(write(tmp_path, "r.run", RUN_TEXT))
+    qrels = read_qrels(write(tmp_path, "q.txt", QRELS_TEXT))
+    _same_frame(read_run(write(tmp_path, "r.run", bom + RUN_TEXT)), run)
+    _same_frame(read_qrels(write(tmp_path, "q.txt", bom + QRELS_TEXT)), qrels)
+    # `cat a b` of two files with a mark each leaves one at a line start
+    lines = QRELS_TEXT.splitlines(keepends=True)
+    joined = read_qrels(write(tmp_path, "q.txt", bom + "".join(lines[:2]) + bom + "".join(lines[2:])))
+    _same_frame(joined, qrels)
+    assert not any("\ufeff" in q for q in joined["qid"])
+    # in a gzipped file too
+    _same_frame(read_qrels(write(tmp_path, "q.gz", bom + QRELS_TEXT, gz=True)), qrels)
+
+
+@pytest.mark.parametrize("compress", [gzip.compress, bz2.compress, lzma.compress])
+@pytest.mark.parametrize("name", ["r.run", "r.run.gz", "r.run.bz2", "r.run.xz", "r"])
+def test_compression_is_recognised_by_content(tmp_path, compress, name):
+    expected = read_run(write(tmp_path, "plain.run", RUN_TEXT), name="r")
+    path = tmp_path / name
+    path.write_bytes(compress(RUN_TEXT.encode()))
+    _same_frame(read_run(path), expected)
+    path.write_bytes(RUN_TEXT.encode())  # and an uncompressed file with any suffix
+    _same_frame(read_run(path), expected)
+    qrels = tmp_path / ("q" + name[1:])
+    qrels.write_bytes(compress(QRELS_TEXT.encode()))
+    _same_frame(read_qrels(qrels), read_qrels(write(tmp_path, "plain.qrels", QRELS_TEXT)))
+
+
+def test_text_starting_like_bzip2_is_text(tmp_path):
+    run = read_run(write(tmp_path, "r.run", "BZh9 Q0 a 1 1.0 t\n"))
+    assert run["qid"].tolist() == ["BZh9"]
+
+
+@pytest.mark.parametrize("compress", [bz2.compress, lzma.compress, gzip.compress])
+def test_truncated_compressed_file(tmp_path, compress):
+    path = tmp_path / "cut.run"
+    path.write_bytes(compress(RUN_TEXT.encode() * 50)[:40])
+    with pytest.raises(ValueError, match="cut.run: cannot read run file"):
+        read_run(path)
+
+
+def test_open_text_is_the_shared_opener(tmp_path):
+    from pyterrier_risk.data._trec import open_text
+
+    path = tmp_path / "f"
+    path.write_bytes(lzma.compress(("\ufeff" + "line 1\r\nline 2\n").encode()))
+    with open_text(path) as fh:
+        assert fh.read() == "line 1\nline 2\n"
+
+
+@pytest.mark.parametrize(
+    ("data", "match"),
+    [
+        (b"1 Q0 a 1 1.0 t\n1 Q0 a\x00b 2 0.5 t\n", r"bad.run:2: NUL byte"),
+        (b"1 Q0 caf\xe9 1 1.0 t\n", r"bad.run: not a text run file"),  # latin-1
+        ("1 Q0 a 1 1.0 t\n".encode("utf-16"), r"bad.run: not a text run file"),
+        (b"1 Q0 a 1_0 1.0 t\n", r"bad.run:1: rank '1_0' is not an integer"),
+        (b"1 Q0 a 1 1_0.5 t\n", r"bad.run:1: score '1_0.5' is not a number"),
+        ("1 Q0 a \u0661 1.0 t\n".encode(), r"bad.run:1: rank '\u0661' is not an integer"),
+        (b"1 Q0 a 99999999999999999999 1.0 t\n", r"bad.run:1: rank 99999999999999999999 does not fit"),
+    ],
+)
+def test_read_run_rejects_bytes_and_numbers_c_tools_read_differently(tmp_path, data, match):
+    path = tmp_path / "bad.run"
+    path.write_bytes(data)
+    with pytest.raises(ValueError, match=match):
+        read_run(path)
+
+
+def test_infinite_and_huge_scores_are_kept(tmp_path):
+    huge = "1" + "0" * 400
+    text = f"1 Q0 a 1 inf t\n1 Q0 b 2 -inf t\n1 Q0 c 3 1e400 t\n1 Q0 d 4 {huge} t\n1 Q0 e 5 1e308 t\n"
+    run = read_run(write(tmp_path, "r.run", text))
+    assert run["score"].tolist() == [math.inf, -math.inf, math.inf, math.inf, 1e308]
+
+
+@pytest.mark.parametrize(
+    ("label", "ok"),
+    [("2147483647", True), ("-2147483648", True), ("2147483648", False), ("-2147483649", False),
+     ("4294967296", False), ("1e400", False), ("1_0", False), ("\u0661", False), ("3.0", True)],
+)
+def test_qrels_labels_must_fit_the_evaluators_int(tmp_path, label, ok):
+    path = write(tmp_path, "q.txt", f"1 0 a {label}\n")
+    if ok:
+        assert read_qrels(path)["label"].tolist() == [int(float(label))]
+    else:
+        with pytest.raises(ValueError, match=r"q.txt:1: relevance label"):
+            read_qrels(path)

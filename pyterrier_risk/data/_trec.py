@@ -1,7 +1,12 @@
-"""Strict readers for TREC run and qrels files (plain or gzipped) and ir_datasets qrels.
+"""Strict readers for TREC run and qrels files (plain, gzip, bzip2 or xz) and ir_datasets qrels.
 
 Unlike lenient readers, these stop at the first problem with an error that names the file and the
-line: a wrong number of fields, a score that is not a number, a duplicated (qid, docno) pair.  The
+line: a wrong number of fields, a score that is not a number, a duplicated (qid, docno) pair, a NUL
+byte, a relevance label outside the C ``int`` range the evaluators use.  Compression is recognised
+by its magic bytes, not by the file name (:func:`open_text`, shared with the LETOR readers). A UTF-8
+byte-order mark at the start of the file, or at the start of a line (as ``cat a b`` leaves it), is
+ignored; it never becomes part of a topic id.  Numbers are ASCII (Python's ``int``/``float`` would
+also take ``1_0`` and non-ASCII digits, which ``trec_eval`` does not).  The
 topic policy (qrels topics define the topic set; missing topics score 0, extra topics are
 ignored, each with a warning) is applied by :func:`read_run` when ``qrels`` is given, and by
 :func:`pyterrier_risk.Experiment` otherwise.
@@ -9,12 +14,15 @@ ignored, each with a warning) is applied by :func:`read_run` when ``qrels`` is g
 
 from __future__ import annotations
 
+import bz2
 import gzip
+import lzma
 import math
 import os
+import re
 from collections.abc import Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import IO, TYPE_CHECKING
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -22,6 +30,10 @@ if TYPE_CHECKING:
 __all__ = ["read_run", "read_qrels"]
 
 _COMPRESSION = (".gz", ".bz2", ".xz")
+#: relevance labels are C ints in pytrec_eval: outside this range they wrap around silently
+_LABEL_RANGE = (-(2**31), 2**31 - 1)
+_RANK_RANGE = (-(2**63), 2**63 - 1)
+_LINE_BOM = re.compile("^\ufeff+", re.MULTILINE)
 
 
 def run_name(path: str | os.PathLike[str]) -> str:
@@ -50,22 +62,82 @@ def ensure_writable_dir(folder: str | os.PathLike[str]) -> Path:
     return folder
 
 
-def _open_lines(path: str | os.PathLike[str], kind: str) -> list[str]:
-    p = Path(path)
+def _compression(head: bytes) -> str | None:
+    """``'gzip'``, ``'bzip2'``, ``'xz'`` or ``None`` from a file's first bytes (its magic number)."""
+    if head.startswith(b"\x1f\x8b"):
+        return "gzip"
+    if head.startswith(b"\xfd7zXZ\x00"):
+        return "xz"
+    # "BZh" + block size digit + the block (pi) or end-of-stream (sqrt pi) magic: a text file that
+    # happens to start with "BZh" is not taken for bzip2
+    if re.match(rb"BZh[1-9](1AY&SY|\x17rE8P\x90)", head):
+        return "bzip2"
+    return None
+
+
+_OPENERS = {"gzip": gzip.open, "bzip2": bz2.open, "xz": lzma.open}
+
+
+def open_text(path: str | os.PathLike[str], encoding: str = "utf-8-sig") -> IO[str]:
+    """Open a file for reading as text, decompressing gzip, bzip2 or xz recognised by its magic bytes.
+
+    The one opener of the package's file readers (TREC runs and qrels, LETOR, MQ2008-agg): the file
+    name does not matter, so ``run.gz`` holding plain text and ``run`` holding gzip both read.
+
+    Args:
+        path: the file.
+        encoding: the text encoding; the default ``utf-8-sig`` drops a leading byte-order mark.
+
+    Returns:
+        A text stream (universal newlines); close it (or use ``with``).
+
+    Raises:
+        OSError: the file cannot be opened (a corrupt compressed stream raises ``OSError``,
+            ``EOFError`` or ``lzma.LZMAError`` when read).
+    """
+    with open(path, "rb") as fh:
+        kind = _compression(fh.read(10))
+    if kind is None:
+        return open(path, encoding=encoding)
+    return _OPENERS[kind](path, "rt", encoding=encoding)
+
+
+def _read_text(p: Path, kind: str) -> str:
     if not p.exists():
         raise FileNotFoundError(f"{kind} file not found: {p}")
     if p.is_dir():
         raise IsADirectoryError(f"{kind} path is a directory, not a file: {p}")
     try:
-        with open(p, "rb") as fh:
-            magic = fh.read(2)
-        opener = gzip.open if magic == b"\x1f\x8b" else open
-        with opener(p, "rt", encoding="utf-8") as fh:
-            return fh.read().splitlines()
+        with open_text(p) as fh:
+            return fh.read()
     except UnicodeDecodeError as e:
         raise ValueError(f"{p}: not a text {kind} file (undecodable byte at offset {e.start})") from None
-    except (OSError, EOFError) as e:
+    except (OSError, EOFError, lzma.LZMAError) as e:
         raise ValueError(f"{p}: cannot read {kind} file: {e}") from None
+
+
+def _open_lines(path: str | os.PathLike[str], kind: str) -> list[str]:
+    """The lines of a run or qrels file; a NUL byte is an error naming the line."""
+    p = Path(path)
+    text = _read_text(p, kind)
+    if "\ufeff" in text:  # a byte-order mark at a line start (files joined with cat keep theirs)
+        text = _LINE_BOM.sub("", text)
+    lines = text.splitlines()
+    if "\x00" in text:  # C evaluators would cut a NUL-containing id short: two documents could merge
+        lineno = next(i for i, line in enumerate(lines, 1) if "\x00" in line)
+        raise ValueError(f"{p}:{lineno}: NUL byte in the {kind} file (a binary or corrupted file?)")
+    return lines
+
+
+def _number(text: str, parse: type, p: Path, lineno: int, what: str) -> int | float:
+    """``parse(text)`` for an ASCII number without ``_`` (``int('1_0')`` is 10 in Python, not in C)."""
+    try:
+        if not text.isascii() or "_" in text:
+            raise ValueError
+        return parse(text)
+    except ValueError:
+        kind = "an integer" if parse is int else "a number"
+        raise ValueError(f"{p}:{lineno}: {what} {text!r} is not {kind}") from None
 
 
 def _records(p: Path, kind: str, layout: str) -> Iterator[tuple[int, list[str]]]:
@@ -99,7 +171,7 @@ def read_run(
     *,
     name: str | None = None,
 ) -> pd.DataFrame:
-    """Read a TREC run file (``qid Q0 docno rank score tag``, whitespace separated, optionally gzipped).
+    """Read a TREC run file (``qid Q0 docno rank score tag``, whitespace separated, optionally compressed).
 
     Args:
         path: the run file.
@@ -118,8 +190,9 @@ def read_run(
     Raises:
         FileNotFoundError: if the file does not exist.
         ValueError: for an unreadable file, an empty run, or a malformed line (wrong number of
-            fields, non-numeric rank or score, NaN score), or a (qid, docno) pair listed twice; the
-            message names the file and line(s).
+            fields, non-numeric rank or score, a rank beyond 64 bits, NaN score, a NUL byte), or a
+            (qid, docno) pair listed twice; the message names the file and line(s). Infinite scores
+            (``inf``, ``1e400``) are kept: scores only order the documents.
     """
     import numpy as np
     import pandas as pd
@@ -132,14 +205,10 @@ def read_run(
     seen: dict[tuple[str, str], int] = {}
     for lineno, fields in _records(p, "run", "qid Q0 docno rank score tag"):
         qid, _, docno, rank, score, _ = fields
-        try:
-            rank_i = int(rank)
-        except ValueError:
-            raise ValueError(f"{p}:{lineno}: rank {rank!r} is not an integer") from None
-        try:
-            score_f = float(score)
-        except ValueError:
-            raise ValueError(f"{p}:{lineno}: score {score!r} is not a number") from None
+        rank_i = _number(rank, int, p, lineno, "rank")
+        if not _RANK_RANGE[0] <= rank_i <= _RANK_RANGE[1]:
+            raise ValueError(f"{p}:{lineno}: rank {rank} does not fit in 64 bits")
+        score_f = _number(score, float, p, lineno, "score")
         if math.isnan(score_f):
             raise ValueError(f"{p}:{lineno}: score is NaN")
         _first_time(seen, qid, docno, p, lineno, "listed")
@@ -180,7 +249,7 @@ def read_qrels(path_or_id: str | os.PathLike[str]) -> pd.DataFrame:
     """Read qrels from a TREC qrels file (``qid iter docno label``) or an ir_datasets id.
 
     Args:
-        path_or_id: a qrels file (optionally gzipped), or an ir_datasets id, with or without the
+        path_or_id: a qrels file (plain, gzip, bzip2 or xz), or an ir_datasets id, with or without the
             ``irds:`` prefix PyTerrier uses (``irds:vaswani``, ``disks45/nocr/trec7``).  A string that
             names an existing file is read as a file.
 
@@ -190,8 +259,9 @@ def read_qrels(path_or_id: str | os.PathLike[str]) -> pd.DataFrame:
     Raises:
         FileNotFoundError: if a path that looks like a file (has a path separator or extension and no
             ``irds:`` prefix) does not exist and is not an ir_datasets id either.
-        ValueError: for a malformed line (file and line named), a (qid, docno) pair judged twice, an
-            empty file, an unknown ir_datasets id, or a dataset without qrels.
+        ValueError: for a malformed line (file and line named; labels must be integers in the 32-bit
+            range), a (qid, docno) pair judged twice, an empty file, an unknown ir_datasets id, or a
+            dataset without qrels.
     """
     import pandas as pd
 
@@ -220,6 +290,26 @@ def read_qrels(path_or_id: str | os.PathLike[str]) -> pd.DataFrame:
     return frame
 
 
+def _label(text: str, p: Path, lineno: int) -> int:
+    """A relevance label: an integer (``1.0`` too) within the C ``int`` range of the evaluators."""
+    try:
+        value = int(text) if text.isascii() and "_" not in text else None
+    except ValueError:
+        try:
+            as_float = float(text)
+        except ValueError:
+            as_float = math.nan
+        value = int(as_float) if as_float.is_integer() else None
+    if value is None:
+        raise ValueError(f"{p}:{lineno}: relevance label {text!r} is not an integer")
+    if not _LABEL_RANGE[0] <= value <= _LABEL_RANGE[1]:
+        raise ValueError(
+            f"{p}:{lineno}: relevance label {text} is outside [{_LABEL_RANGE[0]}, {_LABEL_RANGE[1]}] "
+            "(evaluators store labels as 32-bit ints)"
+        )
+    return value
+
+
 def _read_qrels_file(p: Path) -> pd.DataFrame:
     import pandas as pd
 
@@ -227,16 +317,7 @@ def _read_qrels_file(p: Path) -> pd.DataFrame:
     seen: dict[tuple[str, str], int] = {}
     for lineno, fields in _records(p, "qrels", "qid iter docno label"):
         qid, _, docno, label = fields
-        try:
-            label_i = int(label)
-        except ValueError:
-            try:
-                label_f = float(label)
-            except ValueError:
-                label_f = math.nan
-            if not label_f.is_integer():
-                raise ValueError(f"{p}:{lineno}: relevance label {label!r} is not an integer") from None
-            label_i = int(label_f)
+        label_i = _label(label, p, lineno)
         _first_time(seen, qid, docno, p, lineno, "judged")
         rows.append((qid, docno, label_i))
     if not rows:
