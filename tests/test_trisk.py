@@ -138,3 +138,63 @@ def test_results_compare_field_by_field():
     r1, r2 = trisk(A, B, alpha=1), trisk(A, B, alpha=1)
     assert r1 != r2  # identity: equality of per-topic arrays is not a single truth value
     assert r1.as_dict() == r2.as_dict()
+
+
+# ------------------------------------------------------------------- any finite alpha (issue 8)
+from decimal import Decimal, localcontext  # noqa: E402
+from fractions import Fraction  # noqa: E402
+
+
+def _exact_trisk(s, b, alpha):
+    """TRisk, URisk and T_R in exact rational arithmetic (square roots to 60 digits)."""
+    one_plus = 1 + Fraction(alpha)
+    x = [(Fraction(si) - Fraction(bi)) * (one_plus if si < bi else 1) for si, bi in zip(s, b, strict=True)]
+    c = len(x)
+    mean = sum(x) / c
+    var = sum((xi - mean) ** 2 for xi in x) / (c - 1)
+    with localcontext() as ctx:
+        ctx.prec = 60
+        sd = (Decimal(var.numerator) / Decimal(var.denominator)).sqrt()
+        t = Decimal(mean.numerator) / Decimal(mean.denominator) / (sd / Decimal(c).sqrt())
+        t_r = [Decimal(xi.numerator) / Decimal(xi.denominator) / sd for xi in x]
+    return float(t), mean, [float(v) for v in t_r]
+
+
+@pytest.mark.parametrize("alpha", [1e3, 1e50, 1e200, 1e300, 1.7e308])
+@pytest.mark.parametrize("se", ["parametric", "jackknife"])
+def test_huge_alpha_matches_exact_arithmetic(alpha, se):
+    t, mean, t_r = _exact_trisk(A, B, alpha)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no overflow warning either
+        r = trisk(A, B, alpha=alpha, se=se)
+    assert r.trisk == pytest.approx(t, rel=1e-12)
+    assert r.p_value == pytest.approx(2 * stats.t.sf(abs(t), len(A) - 1), rel=1e-9)
+    np.testing.assert_allclose(r.t_r, t_r, rtol=1e-12)
+    # for URisk T_J = T_R (module docstring); the O(c) jackknife formula cancels to ~1e-15 absolute
+    np.testing.assert_allclose(r.t_j, t_r, rtol=1e-9, atol=1e-12)
+    assert r.urisk == pytest.approx(float(mean), rel=1e-12)  # |URisk| < 1.8e308 here: finite
+
+
+def test_huge_alpha_tends_to_the_t_statistic_of_the_losses():
+    losses_only = stats.ttest_1samp(np.minimum(A - B, 0.0), 0.0)
+    r = trisk(A, B, alpha=1e300)
+    assert r.trisk == pytest.approx(losses_only.statistic, rel=1e-12)
+    assert r.p_value == pytest.approx(losses_only.pvalue, rel=1e-9)
+    # without a loss TRisk does not depend on alpha at all (every x_i scales alike)
+    up = A + B
+    assert trisk(up, A, alpha=1e300).trisk == pytest.approx(trisk(up, A).trisk, rel=1e-12)
+
+
+def test_urisk_field_overflows_only_beyond_the_float_range():
+    # every x_i is about -1.6e308: their sum overflows, their mean does not
+    s, b = np.zeros(50), np.linspace(0.9, 0.95, 50)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        r = trisk(s, b, alpha=1.7e308)
+    t, mean, _ = _exact_trisk(s, b, 1.7e308)
+    assert r.urisk == pytest.approx(float(mean), rel=1e-12) and r.trisk == pytest.approx(t, rel=1e-12)
+    s, b = np.zeros(3), np.array([1.0, 1.0, 0.5])
+    t, mean, _ = _exact_trisk(s, b, 1.7e308)
+    r = trisk(s, b, alpha=1.7e308)
+    assert r.urisk == pytest.approx(float(mean), rel=1e-12) and r.trisk == pytest.approx(t, rel=1e-12)
+    assert np.isinf(trisk([0.0, 0.0], [2.0, 2.0], alpha=1.7e308).x).all()  # true x_i = -3.4e308

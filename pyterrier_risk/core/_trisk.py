@@ -43,6 +43,18 @@ exactly ``x_i`` and ``sqrt(c)·SE_J = s_x``, so :math:`T_{J_i} = T_{R_i}` — th
 that it found "no differences between T_R and T_J". (Read literally, eq. 23's
 :math:`\sqrt{c-1}(\hat\theta_{(i)}-\hat\theta)/SE_J` is centred and has the opposite sign: it
 sums to 0, so eq. 22 could not hold, and it would make a loss topic positive, unlike Figure 2.)
+
+Numerical stability for any finite α. :math:`T_{Risk}`, :math:`T_{R_i}` and :math:`T_{J_i}` are
+invariant to scaling every :math:`x_i` by the same positive factor, so they are computed from
+:math:`y_i = x_i/k` with :math:`k = \max_i |x_i|`, formed without forming :math:`x_i`: with a
+loss as the largest, :math:`y_i = \delta_i/\max|\delta^-|` for a loss and
+:math:`\delta_i/((1+\alpha)\max|\delta^-|)` for a win. The :math:`y_i` lie in [−1, 1] however
+large α is, where :math:`x_i` and their squares overflow (at α = 1e200 the squared deviations of
+:math:`x` are infinite, and the naive TRisk is −0.0 with p = 1), and where :math:`x_i/(1+\alpha)`
+without a loss would underflow when squared. As α → ∞, :math:`y_i \to \min(\delta_i, 0)/\max|\delta^-|`:
+TRisk tends to the one-sample t statistic of the losses alone, a finite number (without a loss it
+does not depend on α). ``urisk``, ``se`` and ``x`` are :math:`k` times their scaled counterparts;
+they are ``±inf`` only where the true value exceeds the float64 range (about 1.8e308).
 """
 
 from __future__ import annotations
@@ -134,6 +146,57 @@ def jackknife_se(x: np.ndarray) -> tuple[float, np.ndarray]:
     return float(np.sqrt((c - 1) / c * np.dot(dev, dev))), loo
 
 
+def _scaled_differences(scores: np.ndarray, baseline: np.ndarray, alpha: float) -> tuple[np.ndarray, float]:
+    """``(y, k)`` with ``x = k · y``, ``max|y| = 1``, computed without forming ``x`` (no overflow).
+
+    ``k`` is the largest ``|x_i|``: ``(1 + alpha)`` times the largest loss, or the largest win.
+    Scaling by it keeps ``y`` in [-1, 1] for any finite ``alpha``, where ``x`` (at ``alpha = 1e200``)
+    or ``x / (1 + alpha)`` without a loss (their squares underflow) would not (see the module
+    docstring). At ``alpha = 0`` ``y`` is ``x`` itself and ``k = 1``.
+    """
+    d = scores - baseline
+    if not alpha:
+        return d, 1.0
+    one_plus = 1.0 + alpha
+    loss = d < 0
+    worst = float(-d.min()) if loss.any() else 0.0  # the largest |delta| of a loss
+    best = float(d.max()) if (d > 0).any() else 0.0  # the largest win
+    if worst == 0.0 and best == 0.0:
+        return d, 1.0
+    if worst > 0.0 and worst >= best / one_plus:  # the largest |x_i| is a loss: (1 + alpha) · worst
+        y = np.where(loss, d / worst, d / worst / one_plus)
+        with np.errstate(over="ignore"):  # inf only if that |x_i| itself exceeds the float64 range
+            return y, float(one_plus * worst)
+    return np.where(loss, d / best * one_plus, d / best), best
+
+
+def _urisk_of(x: np.ndarray, y: np.ndarray, scale: float) -> float:
+    """The mean of ``x`` (URisk); ``scale * mean(y)`` (``x = scale · y``) where summing ``x`` overflows.
+
+    ``scale * mean(y)`` is ``±inf`` only when URisk itself lies beyond the float64 range.
+    """
+    with np.errstate(over="ignore", invalid="ignore"):
+        mean = float(x.mean())
+        if not np.isfinite(mean):
+            mean = float(scale * y.mean())
+    return mean
+
+
+def _studentise(y: np.ndarray, se: str) -> tuple[float, np.ndarray, np.ndarray, float, float]:
+    """``(t, t_r, t_j, se_parametric, se_jackknife)`` of the (scaled) risk-weighted differences ``y``."""
+    c = y.shape[0]
+    mean = float(y.mean())
+    sd = float(np.std(y, ddof=1))
+    se_param = sd / float(np.sqrt(c))
+    se_jack, loo = jackknife_se(y)
+    t = _t_statistic(mean, se_param if se == "parametric" else se_jack)
+    pseudo = c * mean - (c - 1) * loo
+    with np.errstate(divide="ignore", invalid="ignore"):
+        t_r = y / sd
+        t_j = pseudo / (np.sqrt(c) * se_jack)
+    return t, t_r, t_j, se_param, se_jack
+
+
 def _t_statistic(num: float, den: float) -> float:
     if den > 0:
         return num / den
@@ -157,7 +220,8 @@ def trisk(
     Args:
         scores: per-topic effectiveness of the system (array-like or Series by topic).
         baseline: per-topic effectiveness of the baseline, aligned like in :func:`urisk`.
-        alpha: risk-sensitivity ``alpha >= 0``.
+        alpha: risk-sensitivity ``alpha >= 0``; any finite value (the t statistic is computed in a
+            scaled form that does not overflow, see the module docstring).
         se: ``'parametric'`` (2014 eq. 12, :math:`s_x/\sqrt c`) or ``'jackknife'`` (eq. 17).
 
     Returns:
@@ -179,21 +243,17 @@ def trisk(
     c = s.shape[0]
     if c < 2:
         raise ValueError(f"TRisk needs at least two topics to estimate a standard error, got {c}")
-    x = risk_weighted_differences(s, b, alpha)
-    mean = float(x.mean())
-    sd = float(np.std(x, ddof=1))
-    se_param = sd / np.sqrt(c)
-    se_jack, loo = jackknife_se(x)
-    se_value = se_param if se == "parametric" else se_jack
-    t = _t_statistic(mean, se_value)
+    with np.errstate(over="ignore"):  # ±inf only where |x_i| exceeds the float64 range
+        x = risk_weighted_differences(s, b, alpha)
+    y, scale = _scaled_differences(s, b, alpha)  # x = scale · y, without overflow or underflow
+    t, t_r, t_j, se_param, se_jack = _studentise(y, se)
     p = float(2.0 * stats.t.sf(abs(t), c - 1)) if not np.isnan(t) else float("nan")
-    pseudo = c * mean - (c - 1) * loo
-    with np.errstate(divide="ignore", invalid="ignore"):
-        t_r = x / sd
-        t_j = pseudo / (np.sqrt(c) * se_jack)
+    with np.errstate(over="ignore"):
+        se_param, se_jack = scale * se_param, scale * se_jack
+    se_value = se_param if se == "parametric" else se_jack
     return TRiskResult(
         trisk=float(t),
-        urisk=mean,
+        urisk=_urisk_of(x, y, scale),
         se=float(se_value),
         p_value=p,
         df=c - 1,
@@ -203,5 +263,5 @@ def trisk(
         alpha=alpha,
         se_method=se,
         se_parametric=float(se_param),
-        se_jackknife=se_jack,
+        se_jackknife=float(se_jack),
     )
