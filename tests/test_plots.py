@@ -7,6 +7,7 @@ import pytest
 from pyterrier_risk.core._trisk import trisk
 from pyterrier_risk.core._zrisk import georisk
 from pyterrier_risk.reporting._plots import (
+    alpha_grid,
     georisk_curves,
     helped_hurt_counts,
     plot_georisk_alpha,
@@ -96,6 +97,37 @@ def test_georisk_alpha(tmp_path):
     assert (curves.diff().iloc[1:] <= 1e-12).all().all()  # GeoRisk does not increase with alpha
     fig = plot_georisk_alpha(matrix, path=tmp_path / "geo.png", title="five systems")
     assert len(fig.axes[0].get_lines()) == 5
+    assert_png(tmp_path / "geo.png")
+
+
+@pytest.mark.parametrize("alphas", [[], [0.0, 5.0], [2.5], [0.0, 1e7], [1e300, 3.0], [1.7e308]])
+def test_alpha_grid_size_does_not_grow_with_alpha(alphas):
+    grid = alpha_grid(alphas)
+    top = max([10.0, *alphas])
+    assert len(grid) <= 21 + len(alphas)  # not one point per integer up to max(alpha)
+    assert set(alphas) <= set(grid)  # each requested alpha exactly
+    assert grid == sorted(set(grid)) and grid[0] == 0.0 and grid[-1] == top
+    even = [top / 20 * i for i in range(21)]
+    assert all(any(g == pytest.approx(e, rel=1e-12) for g in grid) for e in even)  # the even steps
+
+
+def test_alpha_grid_errors():
+    with pytest.raises(ValueError, match="finite"):
+        alpha_grid([float("inf")])
+    with pytest.raises(ValueError, match="finite"):
+        alpha_grid([-1.0])
+    with pytest.raises(ValueError, match="points"):
+        alpha_grid([1.0], points=1)
+
+
+def test_georisk_alpha_at_huge_alpha(tmp_path):
+    rng = np.random.default_rng(5)
+    matrix = pd.DataFrame(rng.uniform(0, 1, (3, 20)), index=["a", "b", "c"])
+    grid = alpha_grid([1e300])
+    with np.errstate(over="ignore"):
+        curves = georisk_curves(matrix, grid)
+        plot_georisk_alpha(matrix, grid, path=tmp_path / "geo.png")
+    assert np.isfinite(curves.to_numpy()).all()
     assert_png(tmp_path / "geo.png")
 
 

@@ -3,7 +3,8 @@
 * :func:`plot_risk_gain` — risk vs. gain trade-off curves over α (Wang et al., SIGIR 2012, Fig. 2);
 * :func:`plot_helped_hurt` — helped–hurt histograms of per-topic changes over a baseline (2012, Figs. 1
   and 3);
-* :func:`plot_georisk_alpha` — GeoRisk of every system as α grows (Dinçer et al., SIGIR 2016, Figs. 2–3);
+* :func:`plot_georisk_alpha` — GeoRisk of every system as α grows (Dinçer et al., SIGIR 2016, Figs. 2–3),
+  over an :func:`alpha_grid`;
 * :func:`plot_topic_tj` — per-topic standardised jackknife bias T_J with ±2 lines (Dinçer et al.,
   SIGIR 2014, Fig. 2).
 
@@ -235,6 +236,30 @@ def plot_helped_hurt(scores: Any, baseline: Any, *, bin_width: float = 0.1, rela
     ax.set_title(_wrap(title or "Helped–hurt histogram"), fontsize=10)
     ax.legend(fontsize=7)
     return _finish(fig, path)
+
+
+def alpha_grid(alphas: Sequence[float] = (), points: int = 21, upper: float = 10.0) -> list[float]:
+    """The α values of a GeoRisk-vs-α curve: an even grid from 0 to the largest α, plus ``alphas``.
+
+    ``points`` evenly spaced values from 0 to ``max(upper, *alphas)``, merged with the requested
+    ``alphas`` (each drawn exactly) and sorted. The size is ``points + len(alphas)`` at most,
+    whatever the largest α (``--alpha 1e300`` costs what ``--alpha 10`` costs).
+
+    Args:
+        alphas: α values that must be on the curve (finite, ``>= 0``).
+        points: number of evenly spaced values (at least 2).
+        upper: the grid reaches at least this α.
+
+    Returns:
+        The sorted, distinct α values.
+    """
+    if points < 2:
+        raise ValueError(f"points must be >= 2, got {points}")
+    wanted = [float(a) for a in alphas]
+    if any(not math.isfinite(a) or a < 0 for a in wanted):
+        raise ValueError(f"alphas must be finite and >= 0, got {wanted}")
+    top = max([float(upper), *wanted])
+    return sorted({*(float(a) for a in np.linspace(0.0, top, points)), *wanted})
 
 
 def georisk_curves(matrix: pd.DataFrame, alphas: Sequence[float] = DEFAULT_ALPHAS) -> pd.DataFrame:
