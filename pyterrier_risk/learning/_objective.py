@@ -142,7 +142,31 @@ class RiskObjective:
     group)`` (what ``LGBMRanker(objective=obj)`` passes in LightGBM 4.x).
 
     The object binds to its training set on the first call (labels, query groups, the baseline
-    rows) and keeps diagnostics, refreshed at every boosting round from the scores it receives:
+    rows) and keeps diagnostics (Attributes), refreshed at every round from the scores it receives.
+
+    Args:
+        kind: one of :data:`KINDS`.
+        alpha: risk sensitivity α ≥ 0.
+        baseline: per-row scores of one baseline ranking, aligned with the training rows (e.g. the
+            BM25 feature column); for ``'urisk'``, ``'tsaro'``, ``'tfaro'``.
+        baselines: rows × systems scores of several baselines; for ``'tfaro_star'``, ``'georisk'``.
+        cutoff: NDCG cutoff of the per-query effectiveness ``M``.
+        se_round: T-SARO/T-FARO: ``s_x`` is re-estimated at every round up to this round and then
+            frozen. The default 1 freezes it after the first boosting iteration, as in the paper
+            (Dinçer et al. 2014, end of §6.3); 0 freezes it at the start (Jforests); None
+            re-estimates it every round.
+        georisk_update: ``'incremental'`` (default, the paper's §6 choice): a swap re-computes only the
+            affected query's z (its expectation from the updated totals), the other queries' z
+            summands are kept; ``'exact'``: every z of the model row is re-expected from the updated
+            row and grand totals (in O(1) per pair; only the other queries' z signs are held).
+            Unlike the incremental update, this can score an improving swap as a GeoRisk loss; the
+            pair's direction always follows its labels (``|ΔM′|`` is used).
+        num_threads: threads of the numba kernels; default: 1 below 50,000 rows, else all of
+            numba's threads (queries are processed in parallel).
+        record_ndcg: keep the model's per-query NDCG@cutoff of every round in ``ndcg_history_``
+            (rounds × queries; off by default to keep memory flat on large query sets).
+        **lambdarank_params: LightGBM's ``sigmoid`` (1.0), ``lambdarank_truncation_level`` (30),
+            ``lambdarank_norm`` (True) and ``label_gain`` (``2^i - 1``).
 
     Attributes:
         round_: number of calls so far (= number of trees when the objective is called).
@@ -604,29 +628,10 @@ def objective(kind: str, **options: Any) -> RiskObjective:
     Args:
         kind: one of ``'lambdarank'``, ``'urisk'``, ``'tsaro'``, ``'tfaro'``, ``'tfaro_star'``,
             ``'georisk'``.
-        **options: the keyword-only options of :class:`RiskObjective`:
-
-            alpha: risk sensitivity α ≥ 0.
-            baseline: per-row scores of one baseline ranking, aligned with the training rows (e.g. the
-                BM25 feature column); for ``'urisk'``, ``'tsaro'``, ``'tfaro'``.
-            baselines: rows × systems scores of several baselines; for ``'tfaro_star'``, ``'georisk'``.
-            cutoff: NDCG cutoff of the per-query effectiveness ``M``.
-            se_round: T-SARO/T-FARO: ``s_x`` is re-estimated at every round up to this round and then
-                frozen. The default 1 freezes it after the first boosting iteration, as in the paper
-                (Dinçer et al. 2014, end of §6.3); 0 freezes it at the start (Jforests); None
-                re-estimates it every round.
-            georisk_update: ``'incremental'`` (default, the paper's §6 choice): a swap re-computes only the
-                affected query's z (its expectation from the updated totals), the other queries' z
-                summands are kept; ``'exact'``: every z of the model row is re-expected from the updated
-                row and grand totals (in O(1) per pair; only the other queries' z signs are held).
-                Unlike the incremental update, this can score an improving swap as a GeoRisk loss; the
-                pair's direction always follows its labels (``|ΔM′|`` is used).
-            num_threads: threads of the numba kernels; default: 1 below 50,000 rows, else all of
-                numba's threads (queries are processed in parallel).
-            record_ndcg: keep the model's per-query NDCG@cutoff of every round in ``ndcg_history_``
-                (rounds × queries; off by default to keep memory flat on large query sets).
-            LightGBM's lambdarank parameters: ``sigmoid`` (1.0), ``lambdarank_truncation_level`` (30),
-                ``lambdarank_norm`` (True) and ``label_gain`` (``2^i - 1``).
+        **options: keyword-only options of :class:`RiskObjective` (``alpha``, ``baseline``,
+            ``baselines``, ``cutoff``, ``se_round``, ``georisk_update``, ``num_threads``,
+            ``record_ndcg`` and LightGBM's ``sigmoid``, ``lambdarank_truncation_level``,
+            ``lambdarank_norm``, ``label_gain``), documented there.
 
     Returns:
         A :class:`RiskObjective`, usable as ``lightgbm.train(params={'objective': obj, ...})`` or
