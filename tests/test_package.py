@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 
@@ -50,3 +51,32 @@ def test_measures_registered_with_ir_measures():
 
     for name in ("URisk", "TRisk", "ZRisk", "GeoRisk", "UE"):
         assert name in ir_measures.measures.registry, f"{name} is not registered with ir_measures"
+
+
+def _name(requirement: str) -> str:
+    return re.sub(r"[-_.]+", "-", requirement).lower()
+
+
+def test_declared_floors_are_the_pins_ci_tests():
+    """pyproject's `>=` floors equal .ci/oldest-constraints.txt's `==` pins, which CI installs."""
+    meta = tomllib.loads((REPO / "pyproject.toml").read_text())
+    floors = {}
+    for dep in meta["project"]["dependencies"]:
+        m = re.fullmatch(r"([A-Za-z0-9][A-Za-z0-9._-]*)>=([0-9][0-9A-Za-z.]*)", dep.replace(" ", ""))
+        assert m, f"dependency {dep!r} should be exactly 'name>=floor' (a floor CI can pin and test)"
+        floors[_name(m[1])] = m[2]
+    pins = {}
+    for line in (REPO / ".ci" / "oldest-constraints.txt").read_text().splitlines():
+        line = line.split("#", 1)[0].strip()
+        if line:
+            m = re.fullmatch(r"([A-Za-z0-9][A-Za-z0-9._-]*)==([0-9][0-9A-Za-z.]*)", line.replace(" ", ""))
+            assert m, f"constraint {line!r} should be exactly 'name==version'"
+            pins[_name(m[1])] = m[2]
+    assert pins == floors
+
+
+def test_ci_installs_the_pins_and_runs_the_tests_in_a_second_environment():
+    ci = (REPO / ".ci" / "run").read_text()
+    assert "-c .ci/oldest-constraints.txt" in ci
+    for test in ("test_experiment.py", "test_measures.py", "test_objective.py", "test_lambdamart.py"):
+        assert f"tests/{test}" in ci.split("oldest-constraints.txt", 1)[1], f"CI's oldest pass skips {test}"
