@@ -49,6 +49,7 @@ _EXPORTS: dict[str, str] = {
     "ZRisk": "measures",
     "GeoRisk": "measures",
     "parse_measure": "measures",
+    "MeasureNameError": "measures",
     "TopicPolicyWarning": "core",
     "UE": "measures",
     "ue": "core",

@@ -690,4 +690,4 @@ def test_corrections_of_the_ordinary_measures_match_pt_experiment(method):
     assert len(corrected) == 3 and theirs[corrected].notna().sum().sum() == 15
     rest = [c for c in theirs.columns if c not in corrected]
     pd.testing.assert_frame_equal(ours[rest], theirs[rest], check_exact=True)
-    pd.testing.assert_frame_equal(ours[corrected], theirs[corrected], check_exact=False, rtol=1e-12, atol=0)
+    pd.testing.assert_frame_equal(ours[corrected], theirs[corrected], check_exact=True)

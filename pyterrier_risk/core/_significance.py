@@ -124,10 +124,10 @@ def _adjust_sorted(p: np.ndarray, method: str) -> np.ndarray:
         return np.minimum.accumulate((p * down)[::-1])[::-1]
     if method == "hommel":
         return _hommel_sorted(p)
-    factor = m / rank
+    ecdf = rank / m  # divided as statsmodels does, so that results agree to the last bit
     if method == "fdr_by":
-        factor = factor * np.sum(1.0 / rank)
-    return np.minimum.accumulate((p * factor)[::-1])[::-1]
+        ecdf = ecdf / np.sum(1.0 / rank)
+    return np.minimum.accumulate((p / ecdf)[::-1])[::-1]
 
 
 def _hommel_sorted(p: np.ndarray) -> np.ndarray:
