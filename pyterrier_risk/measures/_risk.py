@@ -30,6 +30,7 @@ import ir_measures
 from ir_measures import Metric
 from ir_measures.measures import Measure, ParamInfo, register
 
+from ..core._baselines import BASELINE_KINDS
 from ._wrapped import MeasureNameError, WrappedMeasure, parse_measure
 
 if TYPE_CHECKING:
@@ -37,7 +38,7 @@ if TYPE_CHECKING:
 
 __all__ = ["URisk", "TRisk", "ZRisk", "GeoRisk", "parse_measure", "RiskMeasure", "MeasureNameError"]
 
-AGGREGATE_BASELINES = ("mean", "median", "max")
+AGGREGATE_BASELINES = BASELINE_KINDS  # the unbiased baselines of the core (Dinçer et al., ECIR 2014)
 _RUN_INPUTS = ["query_id", "doc_id", "score"]
 _QREL_INPUTS = ["query_id", "doc_id", "relevance"]
 
