@@ -70,24 +70,24 @@ def check_topic_mode(mode: str) -> str:
     return mode
 
 
-def warn_missing(count: int, total: int, who: str) -> None:
+def warn_missing(count: int, total: int, who: str, stacklevel: int = 3) -> None:
     """Warn that ``who`` has no result for ``count`` of the ``total`` qrels topics (scored 0)."""
     if count:
         warnings.warn(
             f"{who} has no results for {count} of the {total} qrels topics; "
             "they score 0 there (trec_eval -c policy)",
             TopicPolicyWarning,
-            stacklevel=3,
+            stacklevel=stacklevel,
         )
 
 
-def warn_extra(count: int, who: str) -> None:
+def warn_extra(count: int, who: str, stacklevel: int = 3) -> None:
     """Warn that ``who`` has results for ``count`` topics absent from the qrels (ignored)."""
     if count:
         warnings.warn(
             f"{who} has results for {count} topic(s) that are not in the qrels; they are ignored",
             TopicPolicyWarning,
-            stacklevel=3,
+            stacklevel=stacklevel,
         )
 
 
@@ -107,6 +107,7 @@ def topic_set(
     mode: str = "qrels",
     *,
     on_extra: str = "warn",
+    stacklevel: int = 1,
 ) -> list[str]:
     """The topics a comparison is computed over, with the policy's warnings (see the module docstring).
 
@@ -118,6 +119,8 @@ def topic_set(
         mode: ``"qrels"`` or ``"intersection"`` (:data:`TOPIC_MODES`).
         on_extra: results for topics absent from the qrels are ignored with a warning (``"warn"``)
             or are an error (``"error"``).
+        stacklevel: the frame the warnings point at, counted as in ``warnings.warn`` from the
+            caller of this function (1: the line calling it; 2: that function's caller, ...).
 
     Returns:
         The topic ids (str), in the order of ``qrels_topics``. In ``"qrels"`` mode a system lacking
@@ -153,19 +156,21 @@ def topic_set(
                 f"{who} has results for {len(extra)} topic(s) absent from the qrels ({_shown(extra)}); "
                 "wrong qrels?"
             )
-        warn_extra(len(extra), who)
+        warn_extra(len(extra), who, stacklevel + 2)
         missing = len(wanted - have)
         if mode == "qrels":
-            warn_missing(missing, len(universe), who)
+            warn_missing(missing, len(universe), who, stacklevel + 2)
         elif missing:
             lacking[who] = missing
             common &= have
     if mode == "qrels":
         return universe
-    return _intersection(universe, common, lacking)
+    return _intersection(universe, common, lacking, stacklevel + 2)
 
 
-def _intersection(universe: list[str], common: set[str], lacking: dict[str, int]) -> list[str]:
+def _intersection(
+    universe: list[str], common: set[str], lacking: dict[str, int], stacklevel: int
+) -> list[str]:
     """The qrels topics every system has, with one warning naming who lacks which count."""
     kept = [q for q in universe if q in common]
     who = "; ".join(f"{name} lacks {n}" for name, n in lacking.items())
@@ -176,7 +181,7 @@ def _intersection(universe: list[str], common: set[str], lacking: dict[str, int]
             f"intersection mode: {len(universe) - len(kept)} of the {len(universe)} qrels topics are "
             f"left out, as not every system has results for them ({who})",
             TopicPolicyWarning,
-            stacklevel=3,
+            stacklevel=stacklevel,
         )
     return kept
 
@@ -187,6 +192,7 @@ def apply_topic_policy(
     mode: str = "qrels",
     *,
     on_extra: str = "warn",
+    stacklevel: int = 1,
 ) -> pd.DataFrame:
     """Per-topic values of several systems as one systems × topics matrix, under the topic policy.
 
@@ -198,6 +204,7 @@ def apply_topic_policy(
             which print only topics of their qrels, but a topic that no system has is then unknown.
         mode: ``"qrels"`` (a missing value is 0) or ``"intersection"`` (:func:`topic_set`).
         on_extra: as in :func:`topic_set`.
+        stacklevel: as in :func:`topic_set`.
 
     Returns:
         A float DataFrame: one row per system (index named ``name``, in the mapping's order), one
@@ -219,7 +226,7 @@ def apply_topic_policy(
     if qrels_topics is None:
         qrels_topics = dict.fromkeys(q for s in series.values() for q in s.index)
     by_who = {f"system {name!r}": s.index for name, s in series.items()}
-    topics = topic_set(qrels_topics, by_who, mode, on_extra=on_extra)
+    topics = topic_set(qrels_topics, by_who, mode, on_extra=on_extra, stacklevel=stacklevel + 1)
     rows = [s.reindex(topics, fill_value=0.0).to_numpy() for s in series.values()]
     index, columns = pd.Index(list(series), name="name"), pd.Index(topics, name="qid")
     return pd.DataFrame(rows, index=index, columns=columns).astype(float)

@@ -1,4 +1,7 @@
-"""Data readers: TREC runs and qrels, LETOR files, LETOR 4.0 MQ2008 and MQ2008-agg.
+"""Data readers: TREC runs and qrels, evaluation output, LETOR files, LETOR 4.0 MQ2008 and MQ2008-agg.
+
+Evaluation output is the per-topic output of ``trec_eval -q`` and ``gdeval.pl`` (for when the runs
+are gone); :func:`eval_matrix` turns it into a systems × topics matrix under the topic policy.
 
 Readers check their input line by line and raise a ``ValueError`` naming the file and line.
 """
@@ -8,6 +11,11 @@ from __future__ import annotations
 from .._lazy import lazy_exports
 
 _EXPORTS = {
+    "EVAL_COLUMNS": "_evalfiles",
+    "eval_matrix": "_evalfiles",
+    "read_eval_file": "_evalfiles",
+    "read_gdeval": "_evalfiles",
+    "read_trec_eval": "_evalfiles",
     "LetorData": "_letor",
     "read_letor": "_letor",
     "BM25_FEATURE": "_mq2008",
