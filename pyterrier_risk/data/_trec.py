@@ -165,6 +165,37 @@ def _first_time(
         )
 
 
+def _run_columns(p: Path) -> tuple[list[str], list[str], list[int], list[float]]:
+    """The qid, docno, rank and score columns of a run file, each line checked (see :func:`read_run`)."""
+    qids: list[str] = []
+    docnos: list[str] = []
+    ranks: list[int] = []
+    scores: list[float] = []
+    seen: dict[tuple[str, str], int] = {}
+    for lineno, fields in _records(p, "run", "qid Q0 docno rank score tag"):
+        qid, _, docno, rank, score, _ = fields
+        try:  # the common case inline: a call per field is measurably slower on million-line runs
+            rank_i, score_f = int(rank), float(score)
+            plain = rank.isascii() and score.isascii() and "_" not in rank and "_" not in score
+        except ValueError:
+            plain = False
+        if not plain:
+            rank_i = _number(rank, int, p, lineno, "rank")
+            score_f = _number(score, float, p, lineno, "score")
+        if not _RANK_RANGE[0] <= rank_i <= _RANK_RANGE[1]:
+            raise ValueError(f"{p}:{lineno}: rank {rank} does not fit in 64 bits")
+        if math.isnan(score_f):
+            raise ValueError(f"{p}:{lineno}: score is NaN")
+        _first_time(seen, qid, docno, p, lineno, "listed")
+        qids.append(qid)
+        docnos.append(docno)
+        ranks.append(rank_i)
+        scores.append(score_f)
+    if not qids:
+        raise ValueError(f"{p}: run file has no results")
+    return qids, docnos, ranks, scores
+
+
 def read_run(
     path: str | os.PathLike[str],
     qrels: pd.DataFrame | None = None,
@@ -198,26 +229,7 @@ def read_run(
     import pandas as pd
 
     p = Path(path)
-    qids: list[str] = []
-    docnos: list[str] = []
-    ranks: list[int] = []
-    scores: list[float] = []
-    seen: dict[tuple[str, str], int] = {}
-    for lineno, fields in _records(p, "run", "qid Q0 docno rank score tag"):
-        qid, _, docno, rank, score, _ = fields
-        rank_i = _number(rank, int, p, lineno, "rank")
-        if not _RANK_RANGE[0] <= rank_i <= _RANK_RANGE[1]:
-            raise ValueError(f"{p}:{lineno}: rank {rank} does not fit in 64 bits")
-        score_f = _number(score, float, p, lineno, "score")
-        if math.isnan(score_f):
-            raise ValueError(f"{p}:{lineno}: score is NaN")
-        _first_time(seen, qid, docno, p, lineno, "listed")
-        qids.append(qid)
-        docnos.append(docno)
-        ranks.append(rank_i)
-        scores.append(score_f)
-    if not qids:
-        raise ValueError(f"{p}: run file has no results")
+    qids, docnos, ranks, scores = _run_columns(p)
     if name is None:
         name = run_name(p)
     # plain numpy/object columns (not pandas extension arrays): ir_measures iterates them element by
