@@ -276,3 +276,249 @@ def test_output_that_is_a_folder(capsys, small):
     argv = ["eval", "--qrels", str(small / "qrels.txt"), "--output", str(small), str(small / "a.run")]
     err = _fails(capsys, argv, f"cannot write table to {small}")
     assert "Errno" not in err
+
+
+# ------------------------------------------------------------------ issue 8: every input, one line
+def _one_error_line(err):
+    lines = [line for line in err.splitlines() if not line.startswith("pyterrier-risk: note:")]
+    assert len(lines) == 1 and lines[0].startswith("pyterrier-risk: error: "), err
+    assert "Traceback" not in err
+    return lines[0]
+
+
+@pytest.mark.parametrize("alpha", ["nan", "inf", "1e400", "-1", "-0.5"])
+def test_alpha_must_be_finite_and_not_negative(capsys, small, alpha):
+    err = _fails(capsys, ["eval", "--qrels", str(small / "qrels.txt"), str(small / "a.run"), "--alpha", "0",
+                          alpha], "--alpha values must be finite numbers >= 0")
+    _one_error_line(err)
+
+
+@pytest.mark.parametrize("decimals", ["-1", "21"])
+def test_round_range(capsys, small, decimals):
+    _one_error_line(_fails(capsys, ["eval", "--qrels", str(small / "qrels.txt"), "--round", decimals,
+                                    str(small / "a.run")], "--round must be an integer from 0 to 20"))
+
+
+def test_usage_errors_are_one_line(capsys, small):
+    with pytest.raises(SystemExit) as e:
+        main(["eval", "--qrels", str(small / "qrels.txt"), str(small / "a.run"), "--alpha", "foo"])
+    assert e.value.code == 2
+    line = _one_error_line(capsys.readouterr().err)
+    assert "--alpha" in line and "'foo'" in line and "--help" in line
+
+
+BAD_MEASURES = ["nDCG@0", "P@0", "AP@0", "R@0", "Success@0", "nDCG(judged_only=True)@0", "ERR@0", "Judged@0",
+                "URisk(nDCG@0,alpha=5,baseline='mean')", "TRisk(P@0,baseline='a')", "P@99999999999999999999",
+                "IPrec@1.5", "nDCG(gains={0:0,1:1e999})@5"]
+
+
+def test_invalid_measure_parameters_never_reach_an_evaluator(small):
+    """In a subprocess: pytrec_eval aborts the whole process (SIGABRT) on a cutoff of 0."""
+    script = (
+        "import contextlib, io, sys\n"
+        "from pyterrier_risk.cli import main\n"
+        "for m in sys.argv[3:]:\n"
+        "    err = io.StringIO()\n"
+        "    with contextlib.redirect_stderr(err):\n"
+        "        code = main(['eval', '--qrels', sys.argv[1], '--measure', m, '--baseline', 'a',\n"
+        "                     sys.argv[2], sys.argv[2].replace('a.run', 'b.run')])\n"
+        "    print(code, repr(err.getvalue()), flush=True)\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", script, str(small / "qrels.txt"), str(small / "a.run"),
+                           *BAD_MEASURES], capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    results = proc.stdout.splitlines()
+    assert len(results) == len(BAD_MEASURES)
+    for measure, result in zip(BAD_MEASURES, results, strict=True):
+        code, err = result.split(" ", 1)
+        err = eval(err)  # noqa: S307 - the repr printed above
+        assert code == "2", (measure, err)
+        line = _one_error_line(err)
+        assert "measure" in line, line
+
+
+def test_huge_alpha_trisk_is_the_losses_only_t_statistic(capsys, small):
+    """TRisk at alpha = 1e200 is finite: the one-sample t statistic of min(delta, 0) (its limit)."""
+    # one relevant document per topic, d(q % 4); the system wins on topics 1, 3, 6 and loses on 2, 4, 5
+    orders = {1: [1, 0, 2, 3], 2: [0, 1, 3, 2], 3: [3, 0, 1, 2],
+              4: [1, 2, 0, 3], 5: [0, 2, 3, 1], 6: [2, 0, 1, 3]}
+    pairs = [(q, j) for q in orders for j in range(4)]
+    (small / "q4.txt").write_text("".join(f"{q} 0 d{j} {int(j == q % 4)}\n" for q, j in pairs))
+    (small / "base.run").write_text("".join(f"{q} Q0 d{j} {j} {9 - j} t\n" for q, j in pairs))
+    (small / "sys.run").write_text("".join(f"{q} Q0 d{d} {i} {9 - i} t\n" for q, order in orders.items()
+                                          for i, d in enumerate(order)))
+    code, out, err = _run(capsys, ["eval", "--qrels", str(small / "q4.txt"), "--measure", "AP", "--format",
+                                   "csv", "--baseline", "base", "--alpha", "1e200", "--no-zrisk",
+                                   str(small / "base.run"), str(small / "sys.run")])
+    assert code == 0, err
+    table = pd.read_csv(io.StringIO(out)).set_index("run")
+    trisk_col = next(c for c in table.columns if c.startswith("TRisk(") and not c.endswith("p-value"))
+    qrels = list(ir_measures.read_trec_qrels(str(small / "q4.txt")))
+
+    def per_topic(name):
+        run = list(ir_measures.read_trec_run(str(small / f"{name}.run")))
+        values = {m.query_id: m.value for m in ir_measures.iter_calc([ir_measures.AP], qrels, run)}
+        return np.array([values.get(str(q), 0.0) for q in range(1, 7)])
+
+    delta = per_topic("sys") - per_topic("base")
+    assert (delta < 0).sum() == 3 and (delta > 0).sum() == 3
+    limit = stats_ttest_1samp(np.minimum(delta, 0.0))
+    assert table.loc["sys", trisk_col] == pytest.approx(limit.statistic, rel=1e-9)
+    assert table.loc["sys", f"{trisk_col} p-value"] == pytest.approx(limit.pvalue, rel=1e-6)
+
+
+def stats_ttest_1samp(x):
+    from scipy import stats
+
+    return stats.ttest_1samp(x, 0.0)
+
+
+def test_urisk_beyond_the_float_range_is_an_error(capsys, small):
+    (small / "q3.txt").write_text("1 0 d1 1\n2 0 d1 1\n3 0 d1 1\n")
+    (small / "good.run").write_text("1 Q0 d1 1 1 t\n2 Q0 d1 1 1 t\n3 Q0 d1 1 1 t\n")
+    (small / "bad.run").write_text("1 Q0 d2 1 1 t\n2 Q0 d2 1 1 t\n3 Q0 d2 1 1 t\n")
+    argv = ["eval", "--qrels", str(small / "q3.txt"), "--measure", "P@1", "--baseline", "good", "--no-zrisk",
+            "--format", "csv", str(small / "good.run"), str(small / "bad.run")]
+    code, out, err = _run(capsys, [*argv, "--alpha", "1e300"])  # URisk = -(1 + 1e300): representable
+    assert code == 0, err
+    table = pd.read_csv(io.StringIO(out)).set_index("run")
+    urisk_col = next(c for c in table.columns if c.startswith("URisk("))
+    assert table.loc["bad", urisk_col] == pytest.approx(-1e300, rel=1e-12)
+    line = _one_error_line(_fails(capsys, [*argv, "--alpha", "1.7e308", "1e308"], "overflows float64",
+                                  "--alpha"))
+    assert "URisk(P@1" in line
+
+
+@pytest.mark.parametrize("name", ["mean", "median", "max"])
+def test_run_named_like_an_aggregate_baseline(capsys, small, name):
+    (small / f"{name}.run").write_text(RUN.replace("3.0", "0.1"))
+    qrels, a, clash = str(small / "qrels.txt"), str(small / "a.run"), str(small / f"{name}.run")
+    _one_error_line(_fails(capsys, ["eval", "--qrels", qrels, a, clash, "--baselines", name],
+                           f"is named {name!r}", "rename the run file"))
+    _fails(capsys, ["eval", "--qrels", qrels, "--measure", f"URisk(P@1,baseline='{name}')", a, clash],
+           f"is named {name!r}")
+    # without the aggregate the name is fine, and --baselines of another kind too
+    other = next(k for k in ("mean", "median", "max") if k != name)
+    code, out, err = _run(capsys, ["eval", "--qrels", qrels, "--measure", "P@1", "--format", "csv", a, clash,
+                                   "--baselines", other])
+    assert code == 0, err
+    assert name in set(pd.read_csv(io.StringIO(out))["run"])
+
+
+def test_aggregate_baseline_is_the_per_topic_aggregate(capsys, small):
+    """The value --baselines mean gives is the per-topic mean of the runs (checked by hand)."""
+    code, out, err = _run(capsys, ["eval", "--qrels", str(small / "qrels.txt"), "--measure", "P@1",
+                                   "--format", "csv", "--no-zrisk", str(small / "a.run"),
+                                   str(small / "b.run"), "--baselines", "mean"])
+    assert code == 0, err
+    table = pd.read_csv(io.StringIO(out)).set_index("run")
+    # P@1 per topic: a = (1, 1), b = (1, 0); mean baseline = (1, 0.5); URisk(b) = mean(0, -0.5)
+    assert table.loc["b", "URisk(P@1,baseline='mean')"] == pytest.approx(-0.25)
+    assert table.loc["a", "URisk(P@1,baseline='mean')"] == pytest.approx(0.25)
+
+
+def test_qrels_and_run_with_a_byte_order_mark(capsys, small):
+    (small / "bom_qrels.txt").write_bytes(b"\xef\xbb\xbf" + QRELS.encode())
+    (small / "bom.run").write_bytes(b"\xef\xbb\xbf" + RUN.replace("3.0", "0.5").encode())
+    outs = []
+    for qrels, run in [("qrels.txt", "b.run"), ("bom_qrels.txt", "bom.run")]:
+        code, out, err = _run(capsys, ["eval", "--qrels", str(small / qrels), "--measure", "AP", "--measure",
+                                       "P@1", "--format", "csv", str(small / run)])
+        assert code == 0 and err == "", err  # no note about a topic without results
+        outs.append(pd.read_csv(io.StringIO(out)).drop(columns="run"))
+    pd.testing.assert_frame_equal(outs[0], outs[1])
+
+
+def test_drop_extra_topics_that_removes_every_topic_names_the_run(capsys, small):
+    (small / "elsewhere.run").write_text("98 Q0 d1 1 1.0 t\n99 Q0 d1 1 1.0 t\n")
+    line = _one_error_line(_fails(capsys, ["eval", "--qrels", str(small / "qrels.txt"), "--drop-extra-topics",
+                                           str(small / "a.run"), str(small / "elsewhere.run")],
+                                  "elsewhere.run", "none of its 2 topic(s) is in the qrels"))
+    assert "'98'" in line
+
+
+@pytest.mark.parametrize("suffix", [".gz", ".bz2", ".xz", ""])
+def test_compressed_runs_are_read(capsys, small, suffix):
+    import bz2
+    import gzip
+    import lzma
+
+    compress = {".gz": gzip.compress, ".bz2": bz2.compress, ".xz": lzma.compress, "": lzma.compress}[suffix]
+    (small / f"c.run{suffix}").write_bytes(compress(RUN.replace("3.0", "0.5").encode()))
+    code, out, err = _run(capsys, ["eval", "--qrels", str(small / "qrels.txt"), "--measure", "P@1",
+                                   "--format", "csv", str(small / "b.run"), str(small / f"c.run{suffix}")])
+    assert code == 0, err
+    table = pd.read_csv(io.StringIO(out)).set_index("run")
+    assert table.loc["c", "P@1"] == table.loc["b", "P@1"] == 0.5
+
+
+def test_the_same_run_file_twice_is_refused(capsys, small, monkeypatch):
+    qrels, a = str(small / "qrels.txt"), str(small / "a.run")
+    (small / "link.run").symlink_to(small / "a.run")
+    monkeypatch.chdir(small)
+    for twice in (["a.run", "a.run"], ["a.run", "./a.run"], [a, "a.run"], ["a.run", "link.run"]):
+        err = _fails(capsys, ["eval", "--qrels", qrels, *twice], "the same run file is given twice")
+        _one_error_line(err)
+    # a --baseline file that is also one of the RUNs is read once
+    code, out, err = _run(capsys, ["eval", "--qrels", qrels, "--measure", "P@1", "--baseline", "./a.run",
+                                   "--format", "csv", "--no-zrisk", "a.run", "b.run"])
+    assert code == 0, err
+    table = pd.read_csv(io.StringIO(out)).set_index("run")
+    assert sorted(table.index) == ["a", "b"] and table.loc["b", "URisk(P@1,baseline='a')"] == -0.5
+
+
+def test_gdeval_measures_refuse_what_gdeval_cannot_read(capsys, small):
+    (small / "named.txt").write_text("q1 0 d1 1\nq2 0 d3 2\n")
+    (small / "named.run").write_text("q1 Q0 d1 1 1 t\nq2 Q0 d3 1 1 t\n")
+    _one_error_line(_fails(capsys, ["eval", "--qrels", str(small / "named.txt"), "--measure", "ERR@5",
+                                    str(small / "named.run")], "ERR@5", "gdeval.pl", "'q1'"))
+    (small / "zeros.txt").write_text("07 0 d1 1\n7 0 d3 2\n")
+    (small / "zeros.run").write_text("07 Q0 d1 1 1 t\n7 Q0 d3 1 1 t\n")
+    _fails(capsys, ["eval", "--qrels", str(small / "zeros.txt"), "--measure", "URisk(ERR@5,baseline='mean')",
+                    str(small / "zeros.run")], "'07' and '7'")
+    (small / "high.txt").write_text(QRELS.replace("3 2", "3 7"))
+    _fails(capsys, ["eval", "--qrels", str(small / "high.txt"), "--measure", "nDCG(dcg='exp-log2')@5",
+                    str(small / "a.run")], "labels <= 4", "label 7")
+    code, out, err = _run(capsys, ["eval", "--qrels", str(small / "qrels.txt"), "--measure", "ERR@5",
+                                   "--format", "csv", str(small / "a.run")])
+    assert code == 0, err
+
+
+def test_plots_cost_does_not_grow_with_alpha(capsys, small, monkeypatch):
+    import pyterrier_risk.reporting._plots as plots
+
+    sizes = []
+    original = plots.plot_georisk_alpha
+
+    def recording(matrix, alphas, **kwargs):  # our own function: record the grid the CLI asks for
+        sizes.append(len(alphas))
+        return original(matrix, alphas, **kwargs)
+
+    monkeypatch.setattr(plots, "plot_georisk_alpha", recording)
+    code, out, err = _run(capsys, ["eval", "--qrels", str(small / "qrels.txt"), "--measure", "P@1",
+                                   "--baseline", "a", "--alpha", "0", "1e5",
+                                   "--plots", str(small / "plots"), str(small / "a.run"),
+                                   str(small / "b.run")])
+    assert code == 0, err
+    assert sizes and sizes[0] <= 21 + 2  # was one point per integer up to 1e5
+    assert (small / "plots" / "georisk_alpha.png").stat().st_size > 5000
+    assert (small / "plots" / "topic_tj_b.png").stat().st_size > 5000
+
+
+def test_topic_with_only_labels_below_minus_one_is_refused(small):
+    """In a subprocess: pytrec_eval segfaults on such a topic once another topic came first."""
+    (small / "spam.txt").write_text("1 0 d1 -2\n5 0 d3 1\n")
+    (small / "spam.run").write_text("5 Q0 d3 1 1.0 t\n1 Q0 d3 2 1.0 t\n")
+    proc = subprocess.run([sys.executable, "-m", "pyterrier_risk", "eval", "--qrels", str(small / "spam.txt"),
+                           "--measure", "P@2", str(small / "spam.run")], capture_output=True, text=True,
+                          timeout=120)
+    assert proc.returncode == 2, proc
+    line = _one_error_line(proc.stderr)
+    assert "topic '1' has only labels below -1" in line
+    # one label of -1 or more in the topic is enough (the Web track's -2 spam labels are common)
+    (small / "spam.txt").write_text("1 0 d1 -2\n1 0 d2 0\n5 0 d3 1\n")
+    proc = subprocess.run([sys.executable, "-m", "pyterrier_risk", "eval", "--qrels", str(small / "spam.txt"),
+                           "--measure", "P@2", "--format", "csv", str(small / "spam.run")],
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert pd.read_csv(io.StringIO(proc.stdout))["P@2"].iloc[0] == 0.25
