@@ -66,7 +66,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from ._urisk import risk_weighted_differences
+from ._urisk import risk_weighted_differences, summand_sd
 from ._validate import as_score_pair, check_alpha, wrap_topics
 
 __all__ = ["TRiskResult", "trisk", "jackknife_se"]
@@ -186,7 +186,7 @@ def _studentise(y: np.ndarray, se: str) -> tuple[float, np.ndarray, np.ndarray, 
     """``(t, t_r, t_j, se_parametric, se_jackknife)`` of the (scaled) risk-weighted differences ``y``."""
     c = y.shape[0]
     mean = float(y.mean())
-    sd = float(np.std(y, ddof=1))
+    sd = summand_sd(y)
     se_param = sd / float(np.sqrt(c))
     se_jack, loo = jackknife_se(y)
     t = _t_statistic(mean, se_param if se == "parametric" else se_jack)

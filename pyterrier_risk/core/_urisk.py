@@ -44,11 +44,9 @@ def summand_sd(x: np.ndarray, ddof: int = SD_DDOF) -> float:
     :math:`s_x = \sqrt{\sum_i (x_i - \bar x)^2 / (c - \mathrm{ddof})}`; 0 for fewer than
     ``ddof + 1`` values. The default divisor is ``c − 1`` (:data:`SD_DDOF`).
     """
-    c = len(x)
-    if c <= ddof:
+    if len(x) <= ddof:
         return 0.0
-    dev = x - x.mean()
-    return float(np.sqrt(np.dot(dev, dev) / (c - ddof)))
+    return float(np.std(x, ddof=ddof))
 
 
 def topic_t_r(x: np.ndarray, sd: float | None = None) -> np.ndarray:
@@ -94,7 +92,12 @@ def urisk(scores: Any, baseline: Any, alpha: float = 0.0) -> float:
     """
     alpha = check_alpha(alpha)
     s, b, _ = as_score_pair(scores, baseline)
-    return float(np.mean(risk_weighted_differences(s, b, alpha)))
+    with np.errstate(over="ignore", invalid="ignore"):
+        value = float(np.mean(risk_weighted_differences(s, b, alpha)))
+        if not np.isfinite(value):  # (1 + alpha)·delta overflowed in a summand or the sum, not in the mean
+            d = s - b
+            value = float((1.0 + alpha) * np.mean(np.minimum(d, 0.0)) + np.mean(np.maximum(d, 0.0)))
+    return value
 
 
 @dataclass(frozen=True)

@@ -5,8 +5,8 @@ query-document pair per line::
 
     <label> qid:<qid> <index>:<value> <index>:<value> ... # docid = <docno> ...
 
-Feature indices are 1-based. Files may be gzip-compressed (``.gz``). When the lines carry no
-``qid:`` token (as in LightGBM's ``examples/lambdarank/rank.train``) the grouping comes from a
+Feature indices are 1-based. Files may be gzip-, bzip2- or xz-compressed (recognised by their
+magic bytes). When the lines carry no ``qid:`` token (as in LightGBM's ``examples/lambdarank/rank.train``) the grouping comes from a
 LightGBM ``.query`` file: one integer per line, the number of consecutive rows of the next query.
 
 Numeric core module: numpy only (pandas only inside :meth:`LetorData.to_frame`).
@@ -14,14 +14,14 @@ Numeric core module: numpy only (pandas only inside :meth:`LetorData.to_frame`).
 
 from __future__ import annotations
 
-import gzip
-import io
 import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import numpy as np
+
+from ._trec import open_text
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
@@ -91,14 +91,6 @@ class LetorData:
         )
 
 
-def _open_text(path: Path) -> io.TextIOBase:
-    with open(path, "rb") as fh:
-        magic = fh.read(2)
-    if magic == b"\x1f\x8b":
-        return io.TextIOWrapper(gzip.open(path, "rb"), encoding="utf-8")
-    return open(path, encoding="utf-8")
-
-
 def _docid_from_comment(comment: str) -> str | None:
     # LETOR 4.0: "docid = GX008-86-4444840 inc = 1 prob = 0.08"; LETOR 3.0 / MSLR variants: "docid=X"
     pos = comment.find("docid")
@@ -131,7 +123,7 @@ def _parse_pairs_slow(where: str, tokens: list[str]) -> None:
 
 def _read_group_file(path: Path) -> np.ndarray:
     sizes = []
-    with _open_text(path) as fh:
+    with open_text(path) as fh:
         for lineno, line in enumerate(fh, 1):
             text = line.strip()
             if not text:
@@ -152,11 +144,11 @@ def read_letor(
     *,
     n_features: int | None = None,
 ) -> LetorData:
-    """Read a LETOR/SVMlight ranking file (plain or gzip).
+    """Read a LETOR/SVMlight ranking file (plain, gzip, bzip2 or xz).
 
     Args:
-        path: the data file, e.g. ``MQ2008/Fold1/train.txt`` or ``rank.train``; ``.gz`` is detected
-            from the gzip magic bytes.
+        path: the data file, e.g. ``MQ2008/Fold1/train.txt`` or ``rank.train``; compression is detected
+            from the magic bytes.
         query_file: a LightGBM group file (one query size per line). Required when the lines carry
             no ``qid:`` token, unless ``<path>.query`` exists, which is then used (as LightGBM
             does). The query ids are then the 1-based line numbers of the group file (``"1"``,
@@ -187,7 +179,7 @@ def read_letor(
     linenos: list[int] = []
     has_qid: bool | None = None
 
-    with _open_text(path) as fh:
+    with open_text(path) as fh:
         for lineno, line in enumerate(fh, 1):
             body, hashmark, comment = line.partition("#")
             tokens = body.split()

@@ -19,7 +19,6 @@ Data loading only: numpy and pandas, no PyTerrier import.
 
 from __future__ import annotations
 
-import gzip
 import os
 import re
 from dataclasses import dataclass
@@ -27,6 +26,8 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+
+from ._trec import open_text
 
 __all__ = [
     "BM25_FEATURE",
@@ -130,10 +131,8 @@ def read_mq2008_agg(path: str | os.PathLike) -> pd.DataFrame:
         path = path / "agg.txt.gz" if (path / "agg.txt.gz").is_file() else path / "agg.txt"
     if not path.is_file():
         raise FileNotFoundError(f"MQ2008-agg file not found: {path}")
-    with open(path, "rb") as fh:
-        opener = gzip.open if fh.read(2) == b"\x1f\x8b" else open
     qids, docnos, labels, ranks = [], [], [], []
-    with opener(path, "rt", encoding="utf-8") as fh:
+    with open_text(path) as fh:
         for lineno, line in enumerate(fh, 1):
             body, _, comment = line.partition("#")
             tokens = body.split()
