@@ -7,7 +7,8 @@ query-document pair per line::
 
 Feature indices are 1-based. Files may be gzip-, bzip2- or xz-compressed (recognised by their
 magic bytes). When the lines carry no ``qid:`` token (as in LightGBM's
-``examples/lambdarank/rank.train``) the grouping comes from a LightGBM ``.query`` file: one integer per line, the number of consecutive rows of the next query.
+``examples/lambdarank/rank.train``) the grouping comes from a LightGBM ``.query`` file: one integer
+per line, the number of consecutive rows of the next query.
 
 Numeric core module: numpy only (pandas only inside :meth:`LetorData.to_frame`).
 """
