@@ -1,19 +1,42 @@
-"""The ``pyterrier-risk demo`` study: its building blocks, and an end-to-end run on irds:vaswani."""
+"""The ``pyterrier-risk demo`` study: its building blocks, and an end-to-end run on irds:cranfield."""
 
 import io
 import os
+import re
+import string
 import subprocess
 import sys
+from importlib import resources
 
 import ir_measures
 import numpy as np
 import pandas as pd
 import pytest
 from conftest import data_path
+from ir_measures import nDCG
+from scipy.stats import norm
 
-from pyterrier_risk.cli._demo import candidate_features, topic_folds, with_tail, write_trec_run
+from pyterrier_risk import TRisk
+from pyterrier_risk.cli._demo import (
+    PLAIN,
+    DemoError,
+    Study,
+    _alpha0_text,
+    candidate_features,
+    folds_table,
+    make_model,
+    relevance_labels,
+    render_report,
+    study_settings,
+    system_score_features,
+    topic_folds,
+    trade_table,
+    with_tail,
+    write_trec_qrels,
+    write_trec_run,
+)
 from pyterrier_risk.cli._main import main
-from pyterrier_risk.data._trec import read_run
+from pyterrier_risk.data import read_qrels, read_run
 
 
 def test_topic_folds_partition():
@@ -44,6 +67,9 @@ def test_candidate_features_fill_missing_with_query_minimum():
     # 'b' was not retrieved by X for query 1: it gets X's lowest score there (2.0)
     np.testing.assert_allclose(feats[:, 2], [2.0, 2.0, 6.0, 6.0])
     np.testing.assert_allclose(feats[:, 3], [2 / 3, 2 / 3, 1.0, 1.0])
+    # the GeoRisk re-ranker's baselines are the raw-score columns
+    assert system_score_features(2) == [0, 2]
+    np.testing.assert_allclose(feats[:, system_score_features(2)], feats[:, [0, 2]])
 
 
 def test_with_tail_keeps_first_stage_order_below_reranked():
@@ -56,13 +82,142 @@ def test_with_tail_keeps_first_stage_order_below_reranked():
     assert (out["score"].diff().iloc[1:] < 0).all()
 
 
-def test_write_trec_run_round_trip(tmp_path):
+def test_write_trec_run_and_qrels_round_trip(tmp_path):
     res = _res([("2", "x", 1.5), ("1", "a", 0.25), ("1", "b", 0.75)])
     write_trec_run(res, tmp_path / "r.run", "tag")
     back = read_run(tmp_path / "r.run")
     assert back["name"].iloc[0] == "r"
     assert back[["qid", "docno", "rank"]].values.tolist() == [["1", "b", 1], ["1", "a", 2], ["2", "x", 1]]
     assert back["score"].tolist() == [0.75, 0.25, 1.5]
+    qrels = pd.DataFrame({"qid": ["1", "1", "2"], "docno": ["a", "b", "x"], "label": [4, 0, 2]})
+    write_trec_qrels(qrels, tmp_path / "qrels.txt")
+    back = read_qrels(tmp_path / "qrels.txt")
+    assert back[["qid", "docno", "label"]].values.tolist() == qrels.values.tolist()
+
+
+def test_relevance_labels_cranfield_codes_and_negative_labels():
+    qrels = pd.DataFrame({"qid": "1", "docno": list("abcde"), "label": [1, 2, 3, 4, -1]})
+    mapped, note = relevance_labels("irds:cranfield", qrels)
+    # Cleverdon: 1 = complete answer (best) ... 4 = minimum interest; -1 = no interest
+    assert mapped["label"].tolist() == [4, 3, 2, 1, 0]
+    assert "Cleverdon" in note and qrels["label"].tolist() == [1, 2, 3, 4, -1]  # input left alone
+    with pytest.raises(DemoError, match=r"relevance codes \[7\]"):
+        relevance_labels("cranfield", qrels.assign(label=[1, 2, 3, 4, 7]))
+    mapped, note = relevance_labels("irds:vaswani", qrels.assign(label=[2, 1, 0, -2, -1]))
+    assert mapped["label"].tolist() == [2, 1, 0, 0, 0]
+    assert "2 negative labels counted as 0" in note
+    assert relevance_labels("irds:vaswani", qrels.assign(label=1))[1] == "as ir_datasets gives them"
+
+
+def _settings(**kw):
+    args = {"quick": False, "alphas": None, "folds": None, "depth": None, "seed": 1, "objective": None,
+            "objectives": None}
+    return study_settings("cranfield", **{**args, **kw})
+
+
+def test_study_settings_and_rerankers():
+    study = _settings(alphas=[5, 1])
+    assert study.dataset == "irds:cranfield" and study.alphas == (0.0, 1.0, 5.0)  # alpha = 0 always added
+    assert study.objectives == ("urisk", "georisk") and (study.folds, study.depth) == (5, 100)
+    assert [(r.name, r.objective, r.alpha) for r in study.rerankers()] == [
+        (PLAIN, "lambdarank", 0.0), ("U-CRO(a=1)", "urisk", 1.0), ("U-CRO(a=5)", "urisk", 5.0),
+        ("GeoRisk-LM(a=1)", "georisk", 1.0), ("GeoRisk-LM(a=5)", "georisk", 5.0)]
+    quick = _settings(quick=True)
+    assert (quick.alphas, quick.folds, quick.depth, quick.num_boost_round) == ((0.0, 5.0), 3, 50, 30)
+    # --objective replaces the default of its family (single baseline / all systems)
+    assert _settings(objective="tsaro").objectives == ("tsaro", "georisk")
+    assert _settings(objective="tfaro_star").objectives == ("urisk", "tfaro_star")
+    assert _settings(objective="lambdarank").objectives == ()
+    assert [r.name for r in _settings(objective="lambdarank").rerankers()] == [PLAIN]
+    assert _settings(objectives=["tfaro"]).objectives == ("tfaro",)
+    for bad, message in [({"objective": "nope"}, "unknown objective 'nope'"),
+                         ({"objectives": ["urisk", "urisk"]}, "objectives must be distinct"),
+                         ({"alphas": [float("nan")]}, "finite"), ({"alphas": [-1]}, ">= 0"),
+                         ({"alphas": []}, "non-empty"), ({"depth": 5}, "at least 10")]:
+        with pytest.raises(DemoError, match=message):
+            _settings(**bad)
+
+
+def test_models_use_the_learners_defaults_and_the_right_baselines():
+    study = _settings(alphas=[5])
+    models = {r.name: make_model(r, n_systems=3, num_boost_round=7, seed=2) for r in study.rerankers()}
+    assert {n: m.objective for n, m in models.items()} == {
+        PLAIN: "lambdarank", "U-CRO(a=5)": "urisk", "GeoRisk-LM(a=5)": "georisk"}
+    assert models["U-CRO(a=5)"].baseline == "score" and models["U-CRO(a=5)"].alpha == 5.0
+    assert models["GeoRisk-LM(a=5)"].baselines == [0, 2, 4]  # every system's raw score
+    for m in models.values():
+        assert m.objective_params is None  # the objectives run at RiskLambdaMART's defaults
+        assert m.num_boost_round == 7 and m.cutoff == 10
+
+
+def _georisk_by_formula(matrix, alpha):
+    """GeoRisk, 2016 eqs. 4-7, written out cell by cell (independent of pyterrier_risk.georisk)."""
+    x = matrix.to_numpy(dtype=float)
+    s, t, n, c = x.sum(axis=1), x.sum(axis=0), x.sum(), x.shape[1]
+    e = np.outer(s, t) / n
+    z = np.divide(x - e, np.sqrt(e), out=np.zeros_like(x), where=e > 0)
+    zrisk = np.where(z > 0, z, (1 + alpha) * z).sum(axis=1)
+    return pd.Series(np.sqrt(s / c * norm.cdf(zrisk / c)), index=matrix.index)
+
+
+def _toy_matrix(seed=0, topics=30):
+    rng = np.random.default_rng(seed)
+    names = ["BM25", "DPH", PLAIN, "U-CRO(a=5)", "GeoRisk-LM(a=5)"]
+    return pd.DataFrame(rng.uniform(0, 1, (len(names), topics)), index=names,
+                        columns=[str(q) for q in range(1, topics + 1)])
+
+
+def test_trade_table_against_the_definitions():
+    matrix = _toy_matrix()
+    study = Study("irds:x", (0.0, 5.0), ("urisk", "georisk"), 3, 50, 30, 1, True)
+    trade = trade_table(matrix, study, ["BM25", "DPH"], "BM25", "nDCG@10").set_index("α")
+    assert list(trade.index) == ["0", "5"]
+    base = matrix.loc["BM25"]
+    cases = [("0", "U-CRO", PLAIN), ("5", "U-CRO", "U-CRO(a=5)"), ("5", "GeoRisk-LM", "GeoRisk-LM(a=5)")]
+    for a, label, name in cases:
+        run = matrix.loc[name]
+        assert trade.loc[a, f"{label} nDCG@10"] == pytest.approx(run.mean(), abs=1e-12)
+        assert trade.loc[a, f"{label} Risk"] == pytest.approx(np.maximum(base - run, 0).mean(), abs=1e-12)
+        assert trade.loc[a, f"{label} Losses>20%"] == int(((base - run) / base > 0.2).sum())
+        # GeoRisk among the PISA systems plus this run alone (the other re-rankers left out)
+        geo = _georisk_by_formula(matrix.loc[["BM25", "DPH", name]], float(a))[name]
+        assert trade.loc[a, f"{label} GeoRisk"] == pytest.approx(geo, abs=1e-12)
+    geo0 = _georisk_by_formula(matrix.loc[["BM25", "DPH", PLAIN]], 5.0)[PLAIN]
+    assert trade.loc["5", f"{PLAIN} GeoRisk"] == pytest.approx(geo0, abs=1e-12)
+    # at alpha = 0 both re-rankers are LambdaMART
+    assert trade.loc["0", "U-CRO nDCG@10"] == trade.loc["0", "GeoRisk-LM nDCG@10"]
+
+
+@pytest.mark.parametrize("shift", [0.05, -0.05])
+def test_alpha0_statement_says_what_was_measured(shift):
+    matrix = _toy_matrix(seed=1)
+    matrix.loc[PLAIN] = (matrix.loc["BM25"] + shift).clip(0, 1)
+    study = Study("irds:x", (0.0, 5.0), ("urisk",), 3, 50, 30, 1, True)
+    folds = folds_table(matrix, study, "BM25")
+    parts = topic_folds(list(matrix.columns), 3, 1)
+    assert folds["topics"].tolist() == [30, 10, 10, 10]
+    for row, part in zip(folds.iloc[1:].itertuples(), parts, strict=True):
+        assert row.BM25 == pytest.approx(matrix.loc["BM25", part].mean(), abs=1e-12)
+    t_measure = TRisk(nDCG @ 10, alpha=0, baseline="BM25")
+    averages = pd.DataFrame({repr(t_measure): [1.23], f"{t_measure!r} p-value": [0.045]}, index=[PLAIN])
+    ev = {"risk": {("TRisk", 0.0): t_measure}, "measure": nDCG @ 10}
+    text = _alpha0_text(averages, folds, ev, "BM25")
+    word = "higher than" if matrix.loc[PLAIN].mean() > matrix.loc["BM25"].mean() else "lower than"
+    assert f"re-ranker is {word} its baseline" in text
+    assert f"LambdaMART has mean nDCG@10 {matrix.loc[PLAIN].mean():.4f} and BM25 " \
+           f"{matrix.loc['BM25'].mean():.4f}" in text
+    assert "t = TRisk at α = 0: 1.23, p = 0.045" in text
+
+
+def test_report_template_fields():
+    text = resources.files("pyterrier_risk.cli").joinpath("report_template.md").read_text(encoding="utf-8")
+    fields = {m.group("named") or m.group("braced") for m in string.Template.pattern.finditer(text)
+              if m.group("named") or m.group("braced")}
+    assert {"alpha0", "trade_table", "folds_table", "findings", "dataset"} <= fields
+    rendered = render_report({f: f"<{f}>" for f in fields})
+    assert "$" not in rendered and "<trade_table>" in rendered
+    with pytest.raises(KeyError):  # a field the code does not fill is an error, not a "$name" in the report
+        render_report({f: "" for f in fields - {"trade_table"}})
 
 
 def test_unknown_dataset_and_unwritable_out(capsys, tmp_path):
@@ -72,7 +227,8 @@ def test_unknown_dataset_and_unwritable_out(capsys, tmp_path):
     assert main(["demo", "--folds", "1", "--out", str(tmp_path / "o")]) == 2
     assert "--folds must be at least 2" in capsys.readouterr().err
     assert main(["demo", "--alpha", "-1", "--out", str(tmp_path / "o")]) == 2
-    assert "alphas must be non-empty and >= 0" in capsys.readouterr().err
+    err = capsys.readouterr().err  # the CLI or run_demo refuses it, in one line
+    assert err.count("\n") == 1 and "error:" in err and ">= 0" in err and "-1" in err
     (tmp_path / "file").write_text("x")
     assert main(["demo", "--out", str(tmp_path / "file" / "out")]) == 2
     err = capsys.readouterr().err
@@ -90,60 +246,115 @@ def test_offline_without_data_says_how_to_fix(tmp_path):
                           capture_output=True, text=True, env=env, timeout=300)
     assert proc.returncode == 2, proc.stderr
     assert "Traceback" not in proc.stderr
-    assert "irds:vaswani" in proc.stderr
+    assert "irds:cranfield" in proc.stderr
     assert "IR_DATASETS_HOME" in proc.stderr and "ir_datasets_home" in proc.stderr
+
+
+def _cleverdon_qrels():
+    """Cranfield's qrels from ir_datasets, mapped here independently of the demo (1 = best ... 4, -1)."""
+    import ir_datasets
+
+    gain = {1: 4, 2: 3, 3: 2, 4: 1, -1: 0}
+    return [ir_measures.Qrel(q.query_id, q.doc_id, gain[q.relevance])
+            for q in ir_datasets.load("cranfield").qrels_iter()]
+
+
+@pytest.fixture(scope="module")
+def quick_study(tmp_path_factory):
+    data_path("ir_datasets_home", "cranfield")  # conftest points IR_DATASETS_HOME at a copy of it
+    out = tmp_path_factory.mktemp("demo") / "study"
+    buffer = io.StringIO()
+    sys_stdout, sys.stdout = sys.stdout, buffer
+    try:
+        status = main(["demo", "--quick", "--out", str(out)])
+    finally:
+        sys.stdout = sys_stdout
+    return status, buffer.getvalue(), out
 
 
 @pytest.mark.slow
 @pytest.mark.realdata
-def test_demo_end_to_end_on_vaswani(capsys, tmp_path):
-    data_path("ir_datasets_home", "vaswani")  # conftest points IR_DATASETS_HOME at a copy of it
-    out = tmp_path / "study"
-    assert main(["demo", "--quick", "--out", str(out)]) == 0
-    stdout = capsys.readouterr().out
+def test_demo_report_shows_the_trade_of_both_rerankers(quick_study):
+    status, stdout, out = quick_study
+    assert status == 0
     assert "fold 3/3" in stdout and "report:" in stdout  # progress is shown
-
     report = (out / "report.md").read_text()
-    for section in ["## Mean effectiveness", "## Risk against BM25", "## Risk against all systems",
-                    "## Per-topic view", "What risk-sensitive training changed"]:
+    for section in ["## The trade: what risk-sensitive training buys", "## Mean effectiveness",
+                    "## Risk against BM25", "## Risk against all systems", "## Per-topic view",
+                    "What risk-sensitive training changed", "Cleverdon"]:
         assert section in report
+    assert "$" not in report  # every template field was filled
     for png in ["risk_gain", "helped_hurt", "georisk_alpha", "topic_tj"]:
         path = out / "plots" / f"{png}.png"
         assert path.read_bytes()[:4] == b"\x89PNG" and path.stat().st_size > 5000
         assert f"plots/{png}.png" in report
 
     eff = pd.read_csv(out / "tables" / "effectiveness.csv").set_index("name")
-    risk = pd.read_csv(out / "tables" / "risk.csv").set_index("name")
-    assert {"BM25", "DPH", "U-CRO(a=0)", "U-CRO(a=5)"} <= set(eff.index)
-    assert any(c.startswith("UE(") for c in eff.columns)
+    assert {"BM25", "DPH", PLAIN, "U-CRO(a=5)", "GeoRisk-LM(a=5)"} <= set(eff.index)
+    trade = pd.read_csv(out / "tables" / "trade.csv", dtype={"α": str}).set_index("α")
+    assert list(trade.index) == ["0", "5"]
+    for label, name in [("U-CRO", "U-CRO(a=5)"), ("GeoRisk-LM", "GeoRisk-LM(a=5)")]:
+        assert {f"{label} {c}" for c in ("nDCG@10", "Risk", "Losses>20%", "GeoRisk")} <= set(trade.columns)
+        assert trade.loc["5", f"{label} nDCG@10"] == pytest.approx(eff.loc[name, "nDCG@10"], abs=1e-12)
+        assert trade.loc["0", f"{label} nDCG@10"] == pytest.approx(eff.loc[PLAIN, "nDCG@10"], abs=1e-12)
 
-    # the run files reproduce the table with an independent ir_measures computation
-    import ir_datasets
+    # the report states the alpha = 0 comparison as measured, whichever way it went
+    means = eff["nDCG@10"]
+    m = re.search(r"\*\*At α = 0 the re-ranker is (higher than|lower than|equal to) its baseline on the "
+                  r"mean\.\*\*.*?LambdaMART has mean nDCG@10 ([\d.]+) and BM25 ([\d.]+) "
+                  r"\(difference ([-+][\d.]+)", report)
+    assert m, "the report must state LambdaMART's mean against BM25's"
+    assert float(m.group(2)) == pytest.approx(means[PLAIN], abs=5e-5)
+    assert float(m.group(3)) == pytest.approx(means["BM25"], abs=5e-5)
+    diff = means[PLAIN] - means["BM25"]
+    assert m.group(1) == ("higher than" if diff > 0 else "lower than" if diff < 0 else "equal to")
+    folds = pd.read_csv(out / "tables" / "folds.csv", dtype={"fold": str}).set_index("fold")
+    assert folds.loc["all", "difference"] == pytest.approx(diff, abs=1e-12)
+    assert folds["topics"].iloc[1:].sum() == folds.loc["all", "topics"] == 225
 
-    qrels = list(ir_datasets.load("vaswani").qrels_iter())
+
+@pytest.mark.slow
+@pytest.mark.realdata
+def test_demo_tables_agree_with_an_independent_evaluation(quick_study, capsys):
+    _, _, out = quick_study
+    qrels = _cleverdon_qrels()
+    assert sorted((q.query_id, q.doc_id, q.relevance) for q in qrels) == sorted(
+        read_qrels(out / "qrels.txt")[["qid", "docno", "label"]].itertuples(index=False, name=None))
     topics = sorted({q.query_id for q in qrels}, key=int)
-    for name in ["BM25", "U-CRO(a=5)"]:
-        run = list(ir_measures.read_trec_run(str(out / "runs" / f"{name}.run")))
-        per_topic = {m.query_id: m.value for m in ir_measures.iter_calc([ir_measures.nDCG @ 10], qrels, run)}
-        assert len(per_topic) == len(topics)  # cross-validation scored every topic
-        assert eff.loc[name, "nDCG@10"] == pytest.approx(np.mean([per_topic[t] for t in topics]), abs=1e-12)
+    per_topic = {}
+    for path in sorted((out / "runs").glob("*.run")):
+        run = list(ir_measures.read_trec_run(str(path)))
+        values = {v.query_id: v.value for v in ir_measures.iter_calc([ir_measures.nDCG @ 10], qrels, run)}
+        assert len(values) == len(topics)  # cross-validation scored every topic
+        per_topic[path.stem] = pd.Series([values[t] for t in topics], index=topics)
+    matrix = pd.DataFrame(per_topic).T
+    eff = pd.read_csv(out / "tables" / "effectiveness.csv").set_index("name")
+    np.testing.assert_allclose(eff.loc[matrix.index, "nDCG@10"], matrix.mean(axis=1), atol=1e-12)
 
-    # Experiment's URisk equals the 2012 decomposition: Reward - (1 + alpha) Risk
-    for name in ["DPH", "U-CRO(a=0)", "U-CRO(a=5)"]:
-        row = risk.loc[name]
-        assert row["Gain"] == pytest.approx(eff.loc[name, "nDCG@10"] - eff.loc["BM25", "nDCG@10"], abs=1e-12)
-        assert row["URisk α=5"] == pytest.approx(row["Reward"] - 6 * row["Risk"], abs=1e-12)
+    # the trade table's GeoRisk: each re-ranker among the PISA systems only, by the paper's formula
+    trade = pd.read_csv(out / "tables" / "trade.csv", dtype={"α": str}).set_index("α")
+    pisa = ["BM25", "DPH", "PL2(c=1)", "QLD(mu=1000)"]
+    for label, name in [("U-CRO", "U-CRO(a=5)"), ("GeoRisk-LM", "GeoRisk-LM(a=5)"), ("LambdaMART", PLAIN)]:
+        expected = _georisk_by_formula(matrix.loc[[*pisa, name]], 5.0)[name]
+        assert trade.loc["5", f"{label} GeoRisk"] == pytest.approx(expected, abs=1e-9)
+        risk = np.maximum(matrix.loc["BM25"] - matrix.loc[name], 0).mean()
+        if label != "LambdaMART":
+            assert trade.loc["5", f"{label} Risk"] == pytest.approx(risk, abs=1e-12)
 
-    # the runs can be re-evaluated from the shell: the eval command agrees with the report
+    # the runs can be re-evaluated from the shell with the written qrels: the eval command agrees
+    risk = pd.read_csv(out / "tables" / "risk.csv").set_index("name")
+    multi = pd.read_csv(out / "tables" / "multi.csv").set_index("name")
     runs = sorted(str(p) for p in (out / "runs").glob("*.run"))
-    assert main(["eval", "--qrels", "irds:vaswani", "--measure", "nDCG@10", "--alpha", "5", "--baseline",
-                 str(out / "runs" / "BM25.run"), "--format", "csv", *runs]) == 0
+    capsys.readouterr()
+    assert main(["eval", "--qrels", str(out / "qrels.txt"), "--measure", "nDCG@10", "--alpha", "5",
+                 "--baseline", str(out / "runs" / "BM25.run"), "--format", "csv", *runs]) == 0
     table = pd.read_csv(io.StringIO(capsys.readouterr().out)).set_index("run")
     assert sorted(table.index) == sorted(eff.index)  # run files are named like the systems
-    multi = pd.read_csv(out / "tables" / "multi.csv").set_index("name")
     for name in risk.index:
         assert table.loc[name, "URisk(nDCG@10,alpha=5,baseline='BM25')"] == pytest.approx(
             risk.loc[name, "URisk α=5"], abs=1e-12)
+        row = risk.loc[name]
+        assert row["URisk α=5"] == pytest.approx(row["Reward"] - 6 * row["Risk"], abs=1e-12)
     for name in eff.index:
         assert table.loc[name, "GeoRisk(nDCG@10,alpha=5)"] == pytest.approx(
             multi.loc[name, "GeoRisk α=5"], abs=1e-12)

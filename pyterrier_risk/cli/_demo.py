@@ -1,17 +1,20 @@
-"""The ``pyterrier-risk demo`` study: PISA systems + a risk-sensitive re-ranker on an ir_datasets collection.
+"""The ``pyterrier-risk demo`` study: PISA systems and risk-sensitive re-rankers on an ir_datasets collection.
 
-The study (default ``irds:vaswani``) runs offline when the collection is in ``IR_DATASETS_HOME``:
+The study (default ``irds:cranfield``) runs offline when the collection is in ``IR_DATASETS_HOME``:
 
 1. index the ir_datasets corpus with pyterrier-pisa (cached under ``OUT/cache``);
 2. retrieve with several PISA systems: BM25 (two parameter settings), DPH, PL2 (two), QLD (two);
-3. re-rank BM25's top candidates with :class:`~pyterrier_risk.RiskLambdaMART` (U-CRO objective, the
-   first-stage BM25 score as baseline) over the PISA scores as features, for several α, with k-fold
-   cross-validation over the topics (every topic is scored by a model that never saw it);
-4. evaluate everything and write ``OUT/report.md`` with PNG plots: mean effectiveness and UE-normalised
-   nDCG, URisk/TRisk against BM25 with the 2012 paper's decomposition, ZRisk/GeoRisk over all systems,
-   and the per-topic view (T_J bars, helped–hurt histograms, per-topic CSV).
+3. re-rank BM25's top candidates with :class:`~pyterrier_risk.RiskLambdaMART` over the PISA scores as
+   features, by k-fold cross-validation over the topics (every topic is scored by a model that never
+   saw it): plain LambdaMART (α = 0, what every objective reduces to), U-CRO against BM25 and the
+   multi-baseline GeoRisk objective against all the PISA systems, for several α;
+4. evaluate everything and write ``OUT/report.md`` (prose from ``report_template.md``) with PNG plots:
+   the trade per α (mean, Risk, Losses>20%, GeoRisk among the systems) for each re-ranker, mean
+   effectiveness and UE-normalised nDCG, URisk/TRisk against BM25 with the 2012 paper's decomposition,
+   ZRisk/GeoRisk over all runs, and the per-topic view (T_J bars, helped–hurt histograms, CSV).
 
-The runs are also written as TREC files (``OUT/runs``) so ``pyterrier-risk eval`` can re-evaluate them.
+The runs are also written as TREC files (``OUT/runs``) and the qrels as evaluated (``OUT/qrels.txt``),
+so ``pyterrier-risk eval`` can re-evaluate them.
 """
 
 from __future__ import annotations
@@ -19,23 +22,50 @@ from __future__ import annotations
 import contextlib
 import os
 import re
+import string
 import sys
 import time
 import warnings
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
+from importlib import resources
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-DEFAULT_DATASET = "irds:vaswani"
+DEFAULT_DATASET = "irds:cranfield"
 DEFAULT_ALPHAS: tuple[float, ...] = (0.0, 1.0, 5.0, 10.0)
 QUICK_ALPHAS: tuple[float, ...] = (0.0, 5.0)
+DEFAULT_OBJECTIVES: tuple[str, ...] = ("urisk", "georisk")
 BASELINE = "BM25"
-_OBJECTIVE_LABELS = {"urisk": "U-CRO", "tsaro": "T-SARO", "tfaro": "T-FARO", "tfaro_star": "T*-FARO",
-                     "georisk": "GeoRisk-LM", "lambdarank": "LambdaMART"}
+RUN_DEPTH = 100  # documents per topic of every evaluated run (the measures look at the top 100 at most)
+FEATURE_DEPTH = 1000  # documents per topic the systems retrieve for the re-rankers' features
+PLAIN = "LambdaMART"  # the α = 0 model: every objective trains plain LambdaMART at α = 0
+OBJECTIVE_LABELS = {"urisk": "U-CRO", "tsaro": "T-SARO", "tfaro": "T-FARO", "tfaro_star": "T*-FARO",
+                    "georisk": "GeoRisk-LM"}
+_SINGLE_BASELINE = ("urisk", "tsaro", "tfaro")  # trained against BM25's score; the others against all systems
+_OBJECTIVE_NOTES = {
+    "urisk": "U-CRO against {baseline}'s score (Wang et al., SIGIR 2012, §4.3)",
+    "tsaro": "T-SARO against {baseline}'s score (Dinçer et al., SIGIR 2014, §6.3)",
+    "tfaro": "T-FARO against {baseline}'s score (Dinçer et al., SIGIR 2014, §6.3)",
+    "tfaro_star": "T*-FARO against the per-topic mean of the {n} PISA systems' scores "
+                  "(Dinçer et al., SIGIR 2016, §6)",
+    "georisk": "GeoRisk against the {n} PISA systems' scores at once (Dinçer et al., SIGIR 2016, §6)",
+}
+# LightGBM's tree settings for ~20,000 training rows of ~200 topics (its defaults, 31 leaves and 20 rows
+# per leaf, overfit them); the objectives themselves run at RiskLambdaMART's defaults.
+TREE_PARAMS: dict[str, Any] = {"learning_rate": 0.05, "num_leaves": 7, "min_data_in_leaf": 50,
+                               "num_threads": 1, "deterministic": True, "force_row_wise": True}
+# Graded relevance codes that are not gains. Cranfield's codes run from 1 (complete answer) to 4 (minimum
+# interest), -1 = no interest (Cleverdon, in the collection's cranqrel.readme; ir_datasets passes the codes
+# through unchanged), so they are mapped to gains 4..1 and 0. Other collections: negative labels -> 0.
+RELEVANCE_MAPS: dict[str, tuple[dict[int, int], str]] = {
+    "cranfield": ({1: 4, 2: 3, 3: 2, 4: 1, -1: 0},
+                  "Cleverdon's codes 1 (complete answer) … 4 (minimum interest) as gains 4 … 1, and −1 "
+                  "(no interest) as 0"),
+}
 
 OFFLINE_HELP = (
     "ir_datasets could not load {dataset!r} ({reason}).\n"
@@ -58,7 +88,8 @@ class DemoResult:
     Attributes:
         out: the output folder.
         report: path of ``report.md``.
-        tables: the report's tables by name (``effectiveness``, ``risk``, ``multi``, ``per_topic``).
+        tables: the report's tables by name (``trade``, ``folds``, ``effectiveness``, ``risk``,
+            ``multi``, ``per_topic``, ``most_hurt``, ``experiment``).
         plots: paths of the PNG plots by name.
         seconds: wall-clock time of the whole study.
     """
@@ -68,6 +99,38 @@ class DemoResult:
     tables: dict[str, pd.DataFrame] = field(default_factory=dict)
     plots: dict[str, Path] = field(default_factory=dict)
     seconds: float = 0.0
+
+
+@dataclass(frozen=True)
+class Reranker:
+    """One re-ranker of the study: ``RiskLambdaMART(objective, alpha=alpha, ...)`` named ``name``."""
+
+    name: str
+    objective: str
+    alpha: float
+    label: str
+
+
+@dataclass(frozen=True)
+class Study:
+    """The settings of one study (see :func:`run_demo` for their meaning)."""
+
+    dataset: str
+    alphas: tuple[float, ...]
+    objectives: tuple[str, ...]
+    folds: int
+    depth: int
+    num_boost_round: int
+    seed: int
+    quick: bool
+
+    def rerankers(self) -> list[Reranker]:
+        """LambdaMART (α = 0) first, then every objective at every α > 0."""
+        out = [Reranker(PLAIN, "lambdarank", 0.0, PLAIN)]
+        for objective in self.objectives:
+            label = OBJECTIVE_LABELS[objective]
+            out += [Reranker(f"{label}(a={a:g})", objective, a, label) for a in self.alphas if a > 0]
+        return out
 
 
 def _say(message: str) -> None:
@@ -113,12 +176,12 @@ def load_dataset(dataset: str) -> tuple[Any, pd.DataFrame, pd.DataFrame]:
         dataset: an ``irds:`` id (a bare ir_datasets id is accepted too).
 
     Returns:
-        ``(dataset, topics, qrels)``; topics keep only ``qid`` and ``query``.
+        ``(dataset, topics, qrels)``; topics keep only ``qid`` and ``query``, qrels their labels as
+        ir_datasets gives them (see :func:`relevance_labels`).
     """
     import pyterrier as pt
 
-    if not dataset.startswith("irds:"):
-        dataset = "irds:" + dataset
+    dataset = dataset if dataset.startswith("irds:") else "irds:" + dataset
     irds_id = dataset[len("irds:"):]
     try:
         import ir_datasets
@@ -129,12 +192,12 @@ def load_dataset(dataset: str) -> tuple[Any, pd.DataFrame, pd.DataFrame]:
                         f"{os.environ.get('IR_DATASETS_HOME', '~/.ir_datasets')} must be writable") from e
     if not known:
         raise DemoError(f"unknown ir_datasets id {irds_id!r} (from {dataset!r}); see "
-                        "https://ir-datasets.com for the ids, e.g. irds:vaswani")
+                        "https://ir-datasets.com for the ids, e.g. irds:cranfield or irds:vaswani")
     try:
         ds = pt.get_dataset(dataset)
         if not ds.irds_ref().has_docs():
             raise DemoError(f"{dataset} has no documents to index; the demo needs a corpus "
-                            "(e.g. irds:vaswani or irds:cranfield)")
+                            "(e.g. irds:cranfield or irds:vaswani)")
         try:
             topics = ds.get_topics()
         except (KeyError, ValueError, TypeError):
@@ -153,11 +216,28 @@ def load_dataset(dataset: str) -> tuple[Any, pd.DataFrame, pd.DataFrame]:
         raise DemoError(OFFLINE_HELP.format(dataset=dataset, reason=reason)) from e
     topics = topics[["qid", "query"]].copy()
     qrels = qrels[["qid", "docno", "label"]].copy()
-    judged = set(qrels["qid"])
-    topics = topics[topics["qid"].isin(judged)].reset_index(drop=True)
+    topics = topics[topics["qid"].isin(set(qrels["qid"]))].reset_index(drop=True)
     if len(topics) < 10:
         raise DemoError(f"{dataset} has only {len(topics)} judged topics; the demo needs at least 10")
     return ds, topics, qrels
+
+
+def relevance_labels(dataset: str, qrels: pd.DataFrame) -> tuple[pd.DataFrame, str]:
+    """The qrels with the gains the study evaluates and trains with, and a sentence that says which.
+
+    A collection listed in :data:`RELEVANCE_MAPS` has its codes mapped (Cranfield's 1 = best … 4, −1);
+    elsewhere the labels are kept and negative ones (junk, no interest) become 0, as LightGBM needs.
+    """
+    irds_id = dataset[len("irds:"):] if dataset.startswith("irds:") else dataset
+    if irds_id in RELEVANCE_MAPS:
+        mapping, note = RELEVANCE_MAPS[irds_id]
+        unknown = sorted(set(qrels["label"]) - set(mapping))
+        if unknown:
+            raise DemoError(f"{dataset}: relevance codes {unknown} are not in the demo's map {mapping}")
+        return qrels.assign(label=qrels["label"].map(mapping).astype(int)), note
+    negative = int((qrels["label"] < 0).sum())
+    note = "as ir_datasets gives them" + (f"; {negative} negative labels counted as 0" if negative else "")
+    return qrels.assign(label=qrels["label"].clip(lower=0).astype(int)), note
 
 
 def build_index(ds: Any, path: Path, log_path: Path, threads: int = 2) -> Any:
@@ -177,7 +257,7 @@ def build_index(ds: Any, path: Path, log_path: Path, threads: int = 2) -> Any:
     return index
 
 
-def pisa_systems(index: Any, quick: bool = False, num_results: int = 1000) -> dict[str, Any]:
+def pisa_systems(index: Any, quick: bool = False, num_results: int = FEATURE_DEPTH) -> dict[str, Any]:
     """The PISA retrieval systems of the study, by name; the first one (BM25) is the risk baseline."""
     systems = {
         BASELINE: index.bm25(num_results=num_results),
@@ -197,10 +277,11 @@ def pisa_systems(index: Any, quick: bool = False, num_results: int = 1000) -> di
 def candidate_features(results: dict[str, pd.DataFrame], depth: int) -> pd.DataFrame:
     """BM25's top-``depth`` candidates with a ``features`` column built from every system's scores.
 
-    For each system two features: its raw score for the document and that score divided by the
-    system's best score for the query (raw retrieval scores are not comparable across queries, the
-    ratio is). A system that did not retrieve a candidate contributes its lowest score for that query
-    (the score of its last retrieved document): "not retrieved" ranks below everything it retrieved.
+    For each system two features: its raw score for the document (feature ``2·i`` for the ``i``-th
+    system, see :func:`system_score_features`) and that score divided by the system's best score for
+    the query (raw retrieval scores are not comparable across queries, the ratio is). A system that did
+    not retrieve a candidate contributes its lowest score for that query (the score of its last
+    retrieved document): "not retrieved" ranks below everything it retrieved.
 
     Args:
         results: result frames by system name; must contain :data:`BASELINE`.
@@ -223,6 +304,11 @@ def candidate_features(results: dict[str, pd.DataFrame], depth: int) -> pd.DataF
         columns += [raw, ratio]
     cand["features"] = list(np.column_stack(columns))
     return cand
+
+
+def system_score_features(n_systems: int) -> list[int]:
+    """Feature indices of the systems' raw scores in :func:`candidate_features` (the GeoRisk baselines)."""
+    return [2 * i for i in range(n_systems)]
 
 
 def with_tail(reranked: pd.DataFrame, first_stage: pd.DataFrame, depth: int) -> pd.DataFrame:
@@ -250,40 +336,50 @@ def topic_folds(qids: Sequence[str], k: int, seed: int) -> list[np.ndarray]:
     return [np.sort(f) for f in np.array_split(qids, k)]
 
 
-def cross_validated_rerank(cand: pd.DataFrame, qrels: pd.DataFrame, alphas: Sequence[float], *, folds: int,
-                           seed: int, num_boost_round: int, objective: str = "urisk",
-                           log: Callable[[str], None] = _say) -> dict[float, pd.DataFrame]:
-    """Re-rank ``cand`` with RiskLambdaMART for every α by k-fold cross-validation over topics.
+def make_model(spec: Reranker, n_systems: int, num_boost_round: int, seed: int) -> Any:
+    """The :class:`~pyterrier_risk.RiskLambdaMART` of ``spec``, at the learner's objective defaults.
 
-    Fold ``f`` is scored by a model trained on all other folds. The model is small and has a fixed
-    number of trees (no early stopping: with ~20 validation topics the stopping point is noise and
-    stopped after one to three trees here). The baseline of the risk-sensitive objective is the
-    candidates' first-stage score (BM25).
+    Single-baseline objectives (U-CRO, T-SARO, T-FARO) are trained against the candidates' first-stage
+    score (BM25); multi-baseline ones (GeoRisk, T*-FARO) against every PISA system's score of the same
+    candidates. The model has a fixed number of trees (no early stopping: with ~20–40 validation topics
+    the stopping point is noise).
+    """
+    from .. import RiskLambdaMART
+
+    if spec.objective == "lambdarank":
+        kwargs: dict[str, Any] = {}
+    elif spec.objective in _SINGLE_BASELINE:
+        kwargs = {"baseline": "score"}
+    else:
+        kwargs = {"baselines": system_score_features(n_systems)}
+    return RiskLambdaMART(spec.objective, alpha=spec.alpha, cutoff=10, num_boost_round=num_boost_round,
+                          verbose=False, seed=seed, **kwargs, **TREE_PARAMS)
+
+
+def cross_validated_rerank(cand: pd.DataFrame, qrels: pd.DataFrame, rerankers: Sequence[Reranker], *,
+                           n_systems: int, folds: int, seed: int, num_boost_round: int,
+                           log: Callable[[str], None] = _say) -> dict[str, pd.DataFrame]:
+    """Re-rank ``cand`` with every re-ranker by k-fold cross-validation over topics.
+
+    Fold ``f`` (:func:`topic_folds` with ``seed``) is scored by models trained on all other folds.
 
     Returns:
-        α -> result frame over all topics (each topic scored by a model that did not see it).
+        re-ranker name -> result frame over all topics (each topic scored by a model that did not see it).
     """
-    from ..learning._lambdamart import RiskLambdaMART
-
     parts = topic_folds(cand["qid"].unique(), folds, seed)
-    qrels = qrels.assign(label=qrels["label"].clip(lower=0))
-    out: dict[float, list[pd.DataFrame]] = {float(a): [] for a in alphas}
-    for f in range(folds):
-        test = parts[f]
-        train = np.setdiff1d(np.concatenate(parts), test)
-        tr, te = cand[cand["qid"].isin(train)], cand[cand["qid"].isin(test)]
-        qr_tr = qrels[qrels["qid"].isin(train)]
-        for a in alphas:
-            t0 = time.perf_counter()
-            model = RiskLambdaMART(objective, alpha=float(a), baseline="score", cutoff=10,
-                                   num_boost_round=num_boost_round, verbose=False, learning_rate=0.05,
-                                   num_leaves=7, min_data_in_leaf=50, num_threads=1, seed=seed,
-                                   deterministic=True, force_row_wise=True)
-            model.fit(tr, qr_tr)
-            out[float(a)].append(model.transform(te))
-            log(f"  fold {f + 1}/{folds}, alpha={a:g}: {model.best_iteration_} trees on {len(train)} topics "
-                f"({time.perf_counter() - t0:.1f}s)")
-    return {a: pd.concat(v, ignore_index=True) for a, v in out.items()}
+    out: dict[str, list[pd.DataFrame]] = {r.name: [] for r in rerankers}
+    for f, test in enumerate(parts):
+        t0 = time.perf_counter()
+        train = cand[~cand["qid"].isin(test)]
+        qrels_train = qrels[qrels["qid"].isin(set(train["qid"]))]
+        trees = []
+        for spec in rerankers:
+            model = make_model(spec, n_systems, num_boost_round, seed).fit(train, qrels_train)
+            out[spec.name].append(model.transform(cand[cand["qid"].isin(test)]))
+            trees.append(model.best_iteration_)
+        log(f"  fold {f + 1}/{folds}: {len(rerankers)} models of {min(trees)}–{max(trees)} trees on "
+            f"{train['qid'].nunique()} topics ({time.perf_counter() - t0:.1f}s)")
+    return {name: pd.concat(v, ignore_index=True) for name, v in out.items()}
 
 
 def write_trec_run(res: pd.DataFrame, path: Path, tag: str) -> None:
@@ -296,31 +392,116 @@ def write_trec_run(res: pd.DataFrame, path: Path, tag: str) -> None:
     path.write_text("".join(lines), encoding="utf-8")
 
 
-def _ensure_writable(out: Path) -> None:
-    from ..data._trec import ensure_writable_dir
+def write_trec_qrels(qrels: pd.DataFrame, path: Path) -> None:
+    """Write qrels as a TREC qrels file (``qid 0 docno label``)."""
+    lines = [f"{q} 0 {d} {int(v)}\n" for q, d, v in zip(qrels["qid"], qrels["docno"], qrels["label"],
+                                                          strict=True)]
+    path.write_text("".join(lines), encoding="utf-8")
 
+
+def _ensure_writable(out: Path) -> None:
     try:
-        ensure_writable_dir(out)
+        out.mkdir(parents=True, exist_ok=True)
+        probe = out / f".pyterrier-risk-write-test-{os.getpid()}"
+        probe.write_text("")
+        probe.unlink()
     except OSError as e:
         raise DemoError(f"cannot write to the output folder {out}: {e.strerror or e}") from e
 
 
+def _objectives(objective: str | None, objectives: Sequence[str] | None) -> tuple[str, ...]:
+    """The risk-sensitive objectives to train (``objective``: one that replaces its family's default)."""
+    if objectives is None:
+        if objective is None:
+            return DEFAULT_OBJECTIVES
+        if objective == "lambdarank":
+            return ()
+        if objective not in OBJECTIVE_LABELS:
+            raise DemoError(f"unknown objective {objective!r}; expected lambdarank or one of "
+                            f"{', '.join(OBJECTIVE_LABELS)}")
+        single = objective in _SINGLE_BASELINE
+        return (objective, DEFAULT_OBJECTIVES[1]) if single else (DEFAULT_OBJECTIVES[0], objective)
+    objectives = tuple(objectives)
+    bad = [o for o in objectives if o not in OBJECTIVE_LABELS]
+    if bad or len(set(objectives)) != len(objectives):
+        raise DemoError(f"objectives must be distinct names among {', '.join(OBJECTIVE_LABELS)}, "
+                        f"got {list(objectives)}")
+    return objectives
+
+
+def study_settings(dataset: str, *, quick: bool, alphas: Sequence[float] | None, folds: int | None,
+                   depth: int | None, seed: int, objective: str | None,
+                   objectives: Sequence[str] | None) -> Study:
+    """Check the arguments of :func:`run_demo` and fill in the defaults (α = 0 is always included)."""
+    alphas = tuple(float(a) for a in (alphas if alphas is not None else
+                                      (QUICK_ALPHAS if quick else DEFAULT_ALPHAS)))
+    if not alphas or min(alphas) < 0 or not all(np.isfinite(alphas)):
+        raise DemoError(f"alphas must be non-empty, finite and >= 0, got {alphas}")
+    alphas = tuple(sorted({0.0, *alphas}))
+    folds = folds or (3 if quick else 5)
+    if folds < 2:
+        raise DemoError(f"--folds must be at least 2 (train on some topics, test on the others), got {folds}")
+    depth = depth or (50 if quick else 100)
+    if depth < 10:
+        raise DemoError(f"the re-ranking depth must be at least 10 (the cutoff of nDCG@10), got {depth}")
+    return Study(dataset=dataset if dataset.startswith("irds:") else "irds:" + dataset, alphas=alphas,
+                 objectives=_objectives(objective, objectives), folds=folds, depth=depth,
+                 num_boost_round=30 if quick else 50, seed=seed, quick=quick)
+
+
+@dataclass
+class _Retrieved:
+    topics: pd.DataFrame
+    qrels: pd.DataFrame
+    labels: str
+    results: dict[str, pd.DataFrame]
+    n_docs: int
+
+
+def _retrieve(study: Study, out: Path, log: Callable[[str], None]) -> _Retrieved:
+    """Load the collection (qrels mapped by :func:`relevance_labels`), index it and retrieve."""
+    log(f"loading {study.dataset} (IR_DATASETS_HOME={os.environ.get('IR_DATASETS_HOME', '~/.ir_datasets')})")
+    ds, topics, qrels = load_dataset(study.dataset)
+    qrels, labels = relevance_labels(study.dataset, qrels)
+    log(f"  {len(topics)} judged topics, {len(qrels)} qrels")
+    if study.folds > len(topics):
+        raise DemoError(f"--folds {study.folds} is more than the {len(topics)} judged topics "
+                        f"of {study.dataset}")
+    cache = out / "cache"
+    cache.mkdir(exist_ok=True)
+    index_path = cache / f"pisa-{_safe_name(study.dataset)}"
+    t0 = time.perf_counter()
+    log(f"indexing the corpus with PISA into {index_path} (C++ log: {cache / 'pisa.log'})")
+    index = build_index(ds, index_path, cache / "pisa.log")
+    log(f"  {index.num_docs()} documents, {index.num_terms()} terms ({time.perf_counter() - t0:.1f}s)")
+    results: dict[str, pd.DataFrame] = {}
+    with _quiet_native_output(cache / "pisa.log"):  # PISA builds scorer data when a retriever is made
+        systems = pisa_systems(index, quick=study.quick)
+        for name, system in systems.items():
+            results[name] = system(topics)
+    log(f"retrieved with {len(systems)} PISA systems: {', '.join(systems)}")
+    return _Retrieved(topics, qrels, labels, results, index.num_docs())
+
+
 def run_demo(dataset: str = DEFAULT_DATASET, out: str | os.PathLike = "pyterrier-risk-demo", *,
              quick: bool = False, alphas: Sequence[float] | None = None, folds: int | None = None,
-             depth: int | None = None, seed: int = 42, objective: str = "urisk",
-             log: Callable[[str], None] = _say) -> DemoResult:
+             depth: int | None = None, seed: int = 42, objective: str | None = None,
+             objectives: Sequence[str] | None = None, log: Callable[[str], None] = _say) -> DemoResult:
     """Run the whole study and write the report (see the module docstring).
 
     Args:
-        dataset: ir_datasets id with a corpus, topics and qrels (``irds:vaswani``).
+        dataset: ir_datasets id with a corpus, topics and qrels (``irds:cranfield``).
         out: output folder (created; the PISA index is cached in ``out/cache``).
         quick: fewer systems, α values, folds and trees (for tests and a first look).
-        alphas: α values of the risk-sensitive re-ranker and of the risk measures.
+        alphas: α values of the risk-sensitive re-rankers and of the risk measures (0 is always added).
         folds: number of cross-validation folds over the topics (default 5, quick 3).
         depth: re-ranking depth (BM25 candidates per topic; default 100, quick 50).
         seed: seed of the fold split and of LightGBM.
-        objective: the re-ranker's objective (``'urisk'`` = U-CRO, ``'tfaro'``, ``'georisk'``, ...; see
-            :class:`~pyterrier_risk.RiskLambdaMART`); its baseline is the BM25 score.
+        objective: one objective that replaces the default of its family (``'urisk'`` for the single-
+            baseline ones ``'urisk'``, ``'tsaro'``, ``'tfaro'``; ``'georisk'`` for ``'tfaro_star'``,
+            ``'georisk'``); ``'lambdarank'`` trains only plain LambdaMART.
+        objectives: the risk-sensitive objectives to train (default ``('urisk', 'georisk')``); takes
+            precedence over ``objective``.
         log: progress callback (one line per step).
 
     Returns:
@@ -332,76 +513,47 @@ def run_demo(dataset: str = DEFAULT_DATASET, out: str | os.PathLike = "pyterrier
     t_start = time.perf_counter()
     out = Path(out)
     _ensure_writable(out)
-    alphas = tuple(float(a) for a in (alphas if alphas is not None else
-                                      (QUICK_ALPHAS if quick else DEFAULT_ALPHAS)))
-    if not alphas or min(alphas) < 0:
-        raise DemoError(f"alphas must be non-empty and >= 0, got {alphas}")
-    folds = folds or (3 if quick else 5)
-    if folds < 2:
-        raise DemoError(f"--folds must be at least 2 (train on some topics, test on the others), got {folds}")
-    depth = depth or (50 if quick else 100)
-    num_boost_round = 30 if quick else 50
-
-    log(f"loading {dataset} (IR_DATASETS_HOME={os.environ.get('IR_DATASETS_HOME', '~/.ir_datasets')})")
-    ds, topics, qrels = load_dataset(dataset)
-    log(f"  {len(topics)} judged topics, {len(qrels)} qrels")
-    if folds > len(topics):
-        raise DemoError(f"--folds {folds} is more than the {len(topics)} judged topics of {dataset}")
-
-    cache = out / "cache"
-    cache.mkdir(exist_ok=True)
-    index_path = cache / f"pisa-{_safe_name(dataset)}"
+    study = study_settings(dataset, quick=quick, alphas=alphas, folds=folds, depth=depth, seed=seed,
+                           objective=objective, objectives=objectives)
+    data = _retrieve(study, out, log)
+    results, pisa, rerankers = data.results, list(data.results), study.rerankers()
+    log(f"re-ranking BM25 top-{study.depth} with {len(rerankers)} RiskLambdaMART models "
+        f"({', '.join(r.name for r in rerankers)}): {study.folds}-fold cross-validation over topics")
     t0 = time.perf_counter()
-    log(f"indexing the corpus with PISA into {index_path} (C++ log: {cache / 'pisa.log'})")
-    index = build_index(ds, index_path, cache / "pisa.log")
-    log(f"  {index.num_docs()} documents, {index.num_terms()} terms ({time.perf_counter() - t0:.1f}s)")
-
-    results: dict[str, pd.DataFrame] = {}
-    with _quiet_native_output(cache / "pisa.log"):  # PISA builds scorer data when a retriever is made
-        systems = pisa_systems(index, quick=quick)
-        for name, system in systems.items():
-            results[name] = system(topics)
-    log(f"retrieved with {len(systems)} PISA systems: {', '.join(systems)}")
-
-    cand = candidate_features(results, depth)
-    log(f"re-ranking BM25 top-{depth} with RiskLambdaMART({objective!r}, baseline = BM25 score) over "
-        f"{len(systems)} PISA features: {folds}-fold CV over topics, alpha in {list(alphas)}")
-    t0 = time.perf_counter()
-    reranked = cross_validated_rerank(cand, qrels, alphas, folds=folds, seed=seed,
-                                      num_boost_round=num_boost_round, objective=objective, log=log)
-    log(f"  trained {folds * len(alphas)} models ({time.perf_counter() - t0:.1f}s)")
-    label = _OBJECTIVE_LABELS.get(objective, objective)
-    ltr_names = {a: f"{label}(a={a:g})" for a in alphas}
-    first_stage = results[BASELINE]
-    for a, res in reranked.items():
-        results[ltr_names[a]] = with_tail(res, first_stage, depth)
-
-    runs_dir = out / "runs"
-    runs_dir.mkdir(exist_ok=True)
-    for name, res in results.items():
-        # file name = system name, so that `pyterrier-risk eval` names the rows as the report does
-        write_trec_run(res, runs_dir / f"{_file_name(name)}.run", _safe_name(name))
-
+    reranked = cross_validated_rerank(candidate_features(results, study.depth), data.qrels, rerankers,
+                                      n_systems=len(pisa), folds=study.folds, seed=study.seed,
+                                      num_boost_round=study.num_boost_round, log=log)
+    log(f"  trained {study.folds * len(rerankers)} models ({time.perf_counter() - t0:.1f}s)")
+    run_depth = max(RUN_DEPTH, study.depth)
+    results = {name: res[res["rank"] < run_depth] for name, res in results.items()}
+    for name, res in reranked.items():
+        results[name] = with_tail(res, results[BASELINE], study.depth)
+    _write_runs(out, results, data.qrels)
     log("evaluating (pyterrier_risk.Experiment) and writing the report with plots")
     t0 = time.perf_counter()
-    result = write_report(out=out, dataset=dataset, topics=topics, qrels=qrels, results=results,
-                          baseline=BASELINE, alphas=alphas, ltr_names=ltr_names,
-                          settings={"folds": folds, "depth": depth, "num_boost_round": num_boost_round,
-                                    "seed": seed, "quick": quick, "n_docs": index.num_docs(),
-                                    "objective": objective})
+    result = write_report(out=out, study=study, topics=data.topics, qrels=data.qrels, results=results,
+                          pisa=pisa, n_docs=data.n_docs, labels=data.labels)
     log(f"  report written ({time.perf_counter() - t0:.1f}s)")
     result.seconds = time.perf_counter() - t_start
     log(f"done in {result.seconds:.1f}s: {result.report}")
     return result
 
 
+def _write_runs(out: Path, results: dict[str, pd.DataFrame], qrels: pd.DataFrame) -> None:
+    runs_dir = out / "runs"
+    runs_dir.mkdir(exist_ok=True)
+    for name, res in results.items():
+        # file name = system name, so that `pyterrier-risk eval` names the rows as the report does
+        write_trec_run(res, runs_dir / f"{_file_name(name)}.run", _safe_name(name))
+    write_trec_qrels(qrels, out / "qrels.txt")
+
+
 def _ue_measures(measure: Any) -> list[Any]:
-    """UE-normalised ``measure`` (V1, V2) over the run's pool when the UE measure is installed."""
-    try:
-        from ..measures._ue import UE
-    except ImportError:  # the UE measure is optional for the demo
-        return []
-    # pool='run': Vaswani's qrels list only relevant documents, so a qrels pool would be degenerate
+    """UE-normalised ``measure`` (V1, V2) over the run's pool."""
+    from .. import UE
+
+    # pool='run': Vaswani's and Cranfield's qrels list (almost) only relevant documents, so a qrels pool
+    # would be degenerate
     return [UE(measure, variant="V1", pool="run"), UE(measure, variant="V2", pool="run")]
 
 
@@ -422,14 +574,13 @@ def evaluate_study(results: dict[str, pd.DataFrame], topics: pd.DataFrame, qrels
         measure: the measure the risk measures are built on (default ``nDCG@10``).
 
     Returns:
-        ``averages`` (the Experiment table), ``per_query`` (its long per-topic table), ``matrix``
-        (systems × topics of ``measure``), ``measures`` (the plain measures), ``risk`` (the risk
-        measures by kind and α) and ``measure``.
+        ``averages`` (the Experiment table, indexed by name), ``matrix`` (systems × topics of
+        ``measure``), ``measures`` (the plain measures), ``risk`` (the risk measures by kind and α) and
+        ``measure``.
     """
     from ir_measures import AP, P, nDCG
 
-    from ..experiment._experiment import Experiment
-    from ..measures._risk import GeoRisk, TRisk, URisk, ZRisk
+    from .. import Experiment, GeoRisk, TRisk, URisk, ZRisk
 
     measure = nDCG @ 10 if measure is None else measure
     plain = [measure, AP @ 100, P @ 10, *_ue_measures(measure)]
@@ -446,182 +597,235 @@ def evaluate_study(results: dict[str, pd.DataFrame], topics: pd.DataFrame, qrels
     values = per_query[per_query["measure"] == str(measure)]
     matrix = (values.pivot(index="name", columns="qid", values="value")
               .reindex(index=list(results), columns=qids).fillna(0.0))
-    return {"averages": averages, "per_query": per_query, "matrix": matrix, "measures": plain,
-            "risk": risk, "measure": measure}
+    return {"averages": averages.set_index("name"), "matrix": matrix, "measures": plain, "risk": risk,
+            "measure": measure}
 
 
-def _findings(risk: pd.DataFrame, multi: pd.DataFrame, ltr_names: dict[float, str], baseline: str,
-              measure: Any) -> str:
-    """One data-driven paragraph: what risk-sensitive training changed (numbers from the tables)."""
-    lo, hi = min(ltr_names), max(ltr_names)
-    if lo == hi:
+def risk_table(ev: dict[str, Any], baseline: str, alphas: Sequence[float]) -> pd.DataFrame:
+    """Against ``baseline``: the 2012 decomposition (independent of α) and URisk/TRisk for every α."""
+    from .. import risk_reward
+
+    matrix, averages, risk_m = ev["matrix"], ev["averages"], ev["risk"]
+    others = [n for n in matrix.index if n != baseline]
+    rows = [risk_reward(matrix.loc[n], matrix.loc[baseline]) for n in others]
+    table = pd.DataFrame({"name": others, "Risk": [r.risk for r in rows], "Reward": [r.reward for r in rows],
+                          "Gain": [r.gain for r in rows], "Wins": [r.wins for r in rows],
+                          "Losses": [r.losses for r in rows], "Losses>20%": [r.losses_gt20 for r in rows]})
+    for a in alphas:
+        table[f"URisk {_fmt_alpha(a)}"] = averages.loc[others, repr(risk_m[("URisk", a)])].to_numpy()
+        table[f"TRisk {_fmt_alpha(a)}"] = averages.loc[others, repr(risk_m[("TRisk", a)])].to_numpy()
+    return table
+
+
+def multi_table(ev: dict[str, Any], alphas: Sequence[float]) -> pd.DataFrame:
+    """Against all runs: T*Risk (per-topic mean of all runs), ZRisk and GeoRisk for every α."""
+    names = list(ev["matrix"].index)
+    table = pd.DataFrame({"name": names})
+    for kind in ("T*Risk", "ZRisk", "GeoRisk"):
+        for a in alphas:
+            column = ev["averages"].loc[names, repr(ev["risk"][(kind, a)])]
+            table[f"{kind} {_fmt_alpha(a)}"] = column.to_numpy()
+    return table
+
+
+def trade_table(matrix: pd.DataFrame, study: Study, pisa: Sequence[str], baseline: str,
+                measure: str) -> pd.DataFrame:
+    """One row per training α: mean, Risk, Losses>20% and GeoRisk among ``pisa`` of every re-ranker.
+
+    GeoRisk_α of a run is computed over the PISA systems plus that run alone (:func:`pyterrier_risk.georisk`,
+    2016 eq. 7), so it does not depend on the other re-rankers; ``LambdaMART GeoRisk`` is the α = 0
+    model's GeoRisk_α over the same set. The α = 0 row of every re-ranker is LambdaMART.
+    """
+    from .. import georisk, risk_reward
+
+    base = matrix.loc[baseline]
+
+    def geo(name: str, a: float) -> float:
+        return float(georisk(matrix.loc[[*pisa, name]], alpha=a).loc[name])
+
+    rows = []
+    for a in study.alphas:
+        row: dict[str, Any] = {"α": f"{a:g}", f"{PLAIN} GeoRisk": geo(PLAIN, a)}
+        for objective in study.objectives:
+            label = OBJECTIVE_LABELS[objective]
+            name = PLAIN if a == 0 else f"{label}(a={a:g})"
+            rr = risk_reward(matrix.loc[name], base)
+            row.update({f"{label} {measure}": matrix.loc[name].mean(),
+                        f"{label} Risk": rr.risk, f"{label} Losses>20%": rr.losses_gt20,
+                        f"{label} GeoRisk": geo(name, a)})
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def folds_table(matrix: pd.DataFrame, study: Study, baseline: str) -> pd.DataFrame:
+    """Mean of ``baseline`` and of LambdaMART (α = 0) per cross-validation fold, and over all topics."""
+    parts = topic_folds(list(matrix.columns), study.folds, study.seed)
+    rows = [("all", matrix.columns)] + [(str(f + 1), part) for f, part in enumerate(parts)]
+    table = pd.DataFrame([{"fold": f, "topics": len(q), baseline: matrix.loc[baseline, q].mean(),
+                           PLAIN: matrix.loc[PLAIN, q].mean()} for f, q in rows])
+    table["difference"] = table[PLAIN] - table[baseline]
+    return table
+
+
+def worst_topics(matrix: pd.DataFrame, topics: pd.DataFrame, study: Study, baseline: str) -> pd.DataFrame:
+    """The five topics where LambdaMART loses most against ``baseline``; the re-rankers at the largest α."""
+    base = matrix.loc[baseline]
+    hurt = (matrix.loc[PLAIN] - base).sort_values(kind="stable").index[:5]
+    worst = pd.DataFrame({"qid": hurt, baseline: base[hurt].to_numpy(),
+                          PLAIN: matrix.loc[PLAIN, hurt].to_numpy()})
+    top = max(study.alphas)
+    for objective in study.objectives if top > 0 else ():
+        name = f"{OBJECTIVE_LABELS[objective]}(a={top:g})"
+        worst[name] = matrix.loc[name, hurt].to_numpy()
+    worst["query"] = topics.set_index("qid").loc[hurt, "query"].str.slice(0, 50).to_numpy()
+    return worst
+
+
+def _alpha0_text(averages: pd.DataFrame, folds: pd.DataFrame, ev: dict[str, Any], baseline: str) -> str:
+    """The honest comparison of LambdaMART (α = 0) with the baseline on the mean, with its paired test."""
+    overall = folds.iloc[0]
+    diff = float(overall["difference"])
+    word = "higher than" if diff > 0 else "lower than" if diff < 0 else "equal to"
+    t_name = repr(ev["risk"][("TRisk", 0.0)])
+    t, p = averages.loc[PLAIN, t_name], averages.loc[PLAIN, f"{t_name} p-value"]
+    better = int((folds["difference"].iloc[1:] > 0).sum())
+    return (f"**At α = 0 the re-ranker is {word} its baseline on the mean.** Over the {len(folds) - 1} "
+            f"cross-validation folds ({int(overall['topics'])} topics, each scored by a model that never "
+            f"saw it), LambdaMART has mean {ev['measure']} {overall[PLAIN]:.4f} and {baseline} "
+            f"{overall[baseline]:.4f} (difference {diff:+.4f}; paired t = TRisk at α = 0: {t:.2f}, "
+            f"p = {p:.3f}); LambdaMART is ahead in {better} of the {len(folds) - 1} folds:")
+
+
+def _findings(trade: pd.DataFrame, study: Study, measure: Any) -> str:
+    """One data-driven sentence per objective: what training with the largest α changed."""
+    top = max(study.alphas)
+    if top == 0 or not study.objectives:
         return ""
-    r = risk.set_index("name")
-    m = multi.set_index("name")
-    a, b = r.loc[ltr_names[lo]], r.loc[ltr_names[hi]]
-    geo = f"GeoRisk α={hi:g}"
-    best_geo = m[geo].idxmax()
-    parts = [
-        f"**What risk-sensitive training changed.** Against {baseline} on {measure}, the re-ranker trained",
-        f"with α={hi:g} has Risk {b['Risk']:.4f} (α={lo:g}: {a['Risk']:.4f}),",
-        f"{int(b['Losses'])} losses (α={lo:g}: {int(a['Losses'])}),",
-        f"{int(b['Losses>20%'])} of them by more than 20% (α={lo:g}: {int(a['Losses>20%'])}),",
-        f"and Gain {b['Gain']:+.4f} (α={lo:g}: {a['Gain']:+.4f}).",
-        f"Over all systems, the highest GeoRisk at α={hi:g} is {best_geo}'s ({m.loc[best_geo, geo]:.4f}"
-        + (f"; {baseline}: {m.loc[baseline, geo]:.4f})." if best_geo != baseline else ")."),
-    ]
+    first, last = trade.iloc[0], trade.iloc[-1]
+    parts = [f"**What risk-sensitive training changed** (α = 0 → {top:g}):"]
+    for objective in study.objectives:
+        label = OBJECTIVE_LABELS[objective]
+        parts.append(
+            f"{label}: {measure} {first[f'{label} {measure}']:.4f} → {last[f'{label} {measure}']:.4f}, "
+            f"Risk {first[f'{label} Risk']:.4f} → {last[f'{label} Risk']:.4f}, Losses>20% "
+            f"{int(first[f'{label} Losses>20%'])} → {int(last[f'{label} Losses>20%'])}, GeoRisk at α = "
+            f"{top:g} {last[f'{PLAIN} GeoRisk']:.4f} (LambdaMART) → {last[f'{label} GeoRisk']:.4f}.")
     return " ".join(parts)
 
 
-def write_report(*, out: Path, dataset: str, topics: pd.DataFrame, qrels: pd.DataFrame,
-                 results: dict[str, pd.DataFrame], baseline: str, alphas: Sequence[float],
-                 ltr_names: dict[float, str], settings: dict[str, Any]) -> DemoResult:
+def make_plots(ev: dict[str, Any], risk: pd.DataFrame, study: Study, pisa: Sequence[str], plots_dir: Path,
+               baseline: str) -> dict[str, Path]:
+    """The four PNG plots of the report (risk–gain, helped–hurt, GeoRisk vs α, T_J per topic)."""
+    from .. import trisk
+    from ..reporting import plot_georisk_alpha, plot_helped_hurt, plot_risk_gain, plot_topic_tj
+
+    matrix, primary, top = ev["matrix"], ev["measure"], max(study.alphas)
+    base = matrix.loc[baseline]
+    points = [{"name": n, "alpha": float("nan"), "risk": r, "gain": g}
+              for n, r, g in zip(risk["name"], risk["Risk"], risk["Gain"], strict=True) if n in pisa]
+    by_name = risk.set_index("name")
+    for spec in study.rerankers():
+        # LambdaMART (α = 0) is the first point of every objective's curve
+        labels = [spec.label] if spec.alpha > 0 else [OBJECTIVE_LABELS[o] for o in study.objectives]
+        points += [{"name": lab, "alpha": spec.alpha, "risk": by_name.loc[spec.name, "Risk"],
+                    "gain": by_name.loc[spec.name, "Gain"]} for lab in labels]
+    plots = {k: plots_dir / f"{k}.png" for k in ("risk_gain", "helped_hurt", "georisk_alpha", "topic_tj")}
+    plot_risk_gain(pd.DataFrame(points), path=plots["risk_gain"],
+                   title=f"Risk–gain against {baseline} on {primary} (labels: training α)")
+    compared = [PLAIN] + [f"{OBJECTIVE_LABELS[o]}(a={top:g})" for o in study.objectives if top > 0]
+    plot_helped_hurt({n: matrix.loc[n] for n in compared}, base, measure=str(primary),
+                     path=plots["helped_hurt"],
+                     title=f"Helped–hurt against {baseline}: LambdaMART and the re-rankers with α={top:g}")
+    plot_georisk_alpha(matrix, path=plots["georisk_alpha"],
+                       title=f"GeoRisk of {len(matrix)} runs on {primary} ({study.dataset})")
+    best_pisa = max((n for n in pisa if n != baseline), key=lambda n: matrix.loc[n].mean())
+    tj = {f"{name} vs. {baseline}, α={a:g}": trisk(matrix.loc[name], base, alpha=a).t_j
+          for name in (PLAIN, best_pisa) for a in (0.0, top)}
+    plot_topic_tj(tj, path=plots["topic_tj"])
+    return plots
+
+
+def _reranker_lines(study: Study, n_pisa: int, baseline: str) -> str:
+    alphas = ", ".join(f"{a:g}" for a in study.alphas if a > 0)
+    lines = [f"  - **{PLAIN}**: `RiskLambdaMART('lambdarank')`, i.e. α = 0, what every objective reduces to."]
+    for objective in study.objectives:
+        note = _OBJECTIVE_NOTES[objective].format(baseline=baseline, n=n_pisa)
+        spec = "baseline='score'" if objective in _SINGLE_BASELINE else f"baselines=[{n_pisa} PISA scores]"
+        lines.append(f"  - **{OBJECTIVE_LABELS[objective]}(a=α)**: `RiskLambdaMART({objective!r}, alpha=α, "
+                     f"{spec})`, α ∈ {{{alphas}}}: {note}.")
+    return "\n".join(lines)
+
+
+def render_report(fields: dict[str, Any]) -> str:
+    """``report_template.md`` (next to this module) with ``fields`` substituted (``string.Template``)."""
+    text = resources.files(__package__).joinpath("report_template.md").read_text(encoding="utf-8")
+    return string.Template(text).substitute({k: str(v) for k, v in fields.items()})
+
+
+def _report_fields(ev: dict[str, Any], tables: dict[str, pd.DataFrame], study: Study, pisa: Sequence[str],
+                   n_docs: int, labels: str) -> dict[str, Any]:
+    from ..reporting import write_table
+
+    def md(df: pd.DataFrame) -> str:
+        return write_table(df).rstrip("\n")
+
+    matrix, measure, baseline = ev["matrix"], ev["measure"], BASELINE
+    alphas = " ".join(f"{a:g}" for a in study.alphas)
+    return {
+        "dataset": study.dataset, "n_docs": n_docs, "n_topics": matrix.shape[1], "labels": labels,
+        "n_pisa": len(pisa), "systems": ", ".join(pisa), "baseline": baseline, "depth": study.depth,
+        "num_boost_round": study.num_boost_round, "num_leaves": TREE_PARAMS["num_leaves"],
+        "learning_rate": TREE_PARAMS["learning_rate"], "run_depth": max(RUN_DEPTH, study.depth),
+        "feature_depth": FEATURE_DEPTH,
+        "folds": study.folds, "rerankers": _reranker_lines(study, len(pisa), baseline), "measure": measure,
+        "example_measure": repr(ev["risk"][("URisk", max(study.alphas))]), "n_systems": len(matrix),
+        "eval_command": f"pyterrier-risk eval --qrels qrels.txt --measure {measure} --alpha {alphas} "
+                        f"--baseline runs/{baseline}.run runs/*.run",
+        "alpha0": _alpha0_text(ev["averages"], tables["folds"], ev, baseline),
+        "folds_table": md(tables["folds"]), "baseline_mean": f"{matrix.loc[baseline].mean():.4f}",
+        "trade_table": md(tables["trade"]), "findings": _findings(tables["trade"], study, measure),
+        "effectiveness_table": md(tables["effectiveness"]),
+        "risk_table": md(tables["risk"]),
+        "multi_table": md(tables["multi"]), "worst_table": md(tables["most_hurt"]),
+    }
+
+
+def write_report(*, out: Path, study: Study, topics: pd.DataFrame, qrels: pd.DataFrame,
+                 results: dict[str, pd.DataFrame], pisa: Sequence[str], n_docs: int,
+                 labels: str) -> DemoResult:
     """Evaluate ``results`` and write ``out/report.md``, its tables (CSV) and plots (PNG).
 
     Args:
         out: output folder.
-        dataset: the dataset id (for the text).
+        study: the study's settings.
         topics: the evaluated topics (``qid``, ``query``).
-        qrels: the qrels.
-        results: result frames by system name (PISA systems and the re-ranker per α).
-        baseline: name of the single baseline (BM25).
-        alphas: the α values.
-        ltr_names: α -> name of the re-ranker trained with that α.
-        settings: study settings to print.
+        qrels: the qrels as evaluated.
+        results: result frames by name: the PISA systems, then the re-rankers (:meth:`Study.rerankers`).
+        pisa: the names of the PISA systems (the first is :data:`BASELINE`).
+        n_docs: the number of indexed documents (for the text).
+        labels: how the relevance labels were mapped (:func:`relevance_labels`; for the text).
 
     Returns:
         A :class:`DemoResult` (``seconds`` left at 0).
     """
-    from ..core._trisk import trisk
-    from ..core._urisk import risk_reward
-    from ..reporting._plots import plot_georisk_alpha, plot_helped_hurt, plot_risk_gain, plot_topic_tj
-    from ..reporting._tables import markdown_section, write_table
+    from ..reporting import write_table
 
-    ev = evaluate_study(results, topics, qrels, baseline, alphas)
-    averages, matrix, primary, risk_m = ev["averages"], ev["matrix"], ev["measure"], ev["risk"]
-    averages = averages.set_index("name")
-    base = matrix.loc[baseline]
-    tables_dir, plots_dir = out / "tables", out / "plots"
-
-    effectiveness = averages[[str(m) for m in ev["measures"]]].reset_index()
-
-    # against the single baseline: the 2012 decomposition (independent of α) and URisk/TRisk per α
-    others = [n for n in matrix.index if n != baseline]
-    decomposition = pd.DataFrame([{"name": n, **risk_reward(matrix.loc[n], base).as_dict()} for n in others])
-    risk = pd.DataFrame({
-        "name": others,
-        "Risk": decomposition["risk"].to_numpy(), "Reward": decomposition["reward"].to_numpy(),
-        "Gain": decomposition["gain"].to_numpy(), "Wins": decomposition["wins"].to_numpy(),
-        "Losses": decomposition["losses"].to_numpy(), "Losses>20%": decomposition["losses_gt20"].to_numpy(),
-    })
-    for a in alphas:
-        risk[f"URisk {_fmt_alpha(a)}"] = averages.loc[others, repr(risk_m[("URisk", a)])].to_numpy()
-        risk[f"TRisk {_fmt_alpha(a)}"] = averages.loc[others, repr(risk_m[("TRisk", a)])].to_numpy()
-
-    # against all systems: T*Risk (per-topic mean of all systems), ZRisk, GeoRisk
-    multi = pd.DataFrame({"name": list(matrix.index)})
-    for kind in ("T*Risk", "ZRisk", "GeoRisk"):
-        for a in alphas:
-            column = averages.loc[list(matrix.index), repr(risk_m[(kind, a)])]
-            multi[f"{kind} {_fmt_alpha(a)}"] = column.to_numpy()
-
-    # the per-topic view: where the re-ranker trained with the smallest α loses most
-    ltr0, ltr_max = ltr_names[min(alphas)], ltr_names[max(alphas)]
-    hurt = (matrix.loc[ltr0] - base).sort_values(kind="stable").index[:5]
-    worst = pd.DataFrame({"qid": hurt, baseline: base[hurt].to_numpy(),
-                          ltr0: matrix.loc[ltr0, hurt].to_numpy(),
-                          ltr_max: matrix.loc[ltr_max, hurt].to_numpy(),
-                          "query": topics.set_index("qid").loc[hurt, "query"].str.slice(0, 50).to_numpy()})
-    per_topic = matrix.T.rename_axis(index="qid").reset_index()
-
-    plots: dict[str, Path] = {}
-    # Risk and Gain do not depend on the evaluation α; the curve's labels are the training α
-    trained_with = {v: a for a, v in ltr_names.items()}
-    learner = f"RiskLambdaMART({settings['objective']})"
-    rg = pd.DataFrame({"name": [learner if n in trained_with else n for n in others],
-                       "alpha": [trained_with.get(n, float("nan")) for n in others],
-                       "risk": risk["Risk"].to_numpy(), "gain": risk["Gain"].to_numpy()})
-    plots["risk_gain"] = plots_dir / "risk_gain.png"
-    plot_risk_gain(rg, path=plots["risk_gain"],
-                   title=f"Risk–gain against {baseline} on {primary} (labels: training α)")
-    plots["helped_hurt"] = plots_dir / "helped_hurt.png"
-    plot_helped_hurt({ltr0: matrix.loc[ltr0], ltr_max: matrix.loc[ltr_max]}, base, measure=str(primary),
-                     path=plots["helped_hurt"],
-                     title=f"Helped–hurt against {baseline}: the re-ranker trained with α={min(alphas):g} "
-                           f"and with α={max(alphas):g}")
-    plots["georisk_alpha"] = plots_dir / "georisk_alpha.png"
-    plot_georisk_alpha(matrix, path=plots["georisk_alpha"],
-                       title=f"GeoRisk of {len(matrix)} systems on {primary} ({dataset})")
-    pisa_only = effectiveness[~effectiveness["name"].isin([baseline, *ltr_names.values()])]
-    best_pisa = pisa_only.sort_values(str(primary), ascending=False, kind="stable")["name"].iloc[0]
-    tj = {f"{name} vs. {baseline}, α={a:g}": trisk(matrix.loc[name], base, alpha=a).t_j
-          for name in (ltr0, best_pisa) for a in (min(alphas), max(alphas))}
-    plots["topic_tj"] = plots_dir / "topic_tj.png"
-    plot_topic_tj(tj, path=plots["topic_tj"])
-
-    tables = {"effectiveness": effectiveness, "risk": risk, "multi": multi, "per_topic": per_topic,
-              "most_hurt": worst, "experiment": averages.reset_index()}
+    ev = evaluate_study(results, topics, qrels, BASELINE, study.alphas)
+    matrix = ev["matrix"]
+    tables = {"trade": trade_table(matrix, study, pisa, BASELINE, str(ev["measure"])),
+              "folds": folds_table(matrix, study, BASELINE),
+              "effectiveness": ev["averages"][[str(m) for m in ev["measures"]]].reset_index(),
+              "risk": risk_table(ev, BASELINE, study.alphas), "multi": multi_table(ev, study.alphas),
+              "per_topic": matrix.T.rename_axis(index="qid").reset_index(),
+              "most_hurt": worst_topics(matrix, topics, study, BASELINE),
+              "experiment": ev["averages"].reset_index()}
+    plots = make_plots(ev, tables["risk"], study, pisa, out / "plots", BASELINE)
     for key, df in tables.items():
-        write_table(df, tables_dir / f"{key}.csv")
-
-    a_list = ", ".join(f"{a:g}" for a in alphas)
-    n_pisa = len(matrix) - len(ltr_names)
-    example = repr(risk_m[("URisk", max(alphas))])
-    text = [f"# Risk-sensitive evaluation study: {dataset}\n\n"]
-    text.append(markdown_section("Setup", 2, [
-        f"- collection: `{dataset}`, {settings['n_docs']} documents indexed with PISA (Porter2 stemming, "
-        f"Terrier stopwords); {matrix.shape[1]} judged topics; every run has up to 1000 documents per topic.",
-        f"- {n_pisa} PISA systems; **{baseline}** (k1=0.9, b=0.4) is the single risk baseline.",
-        f"- re-ranker: `RiskLambdaMART({settings['objective']!r}, alpha=α, baseline='score')` over two "
-        f"features per PISA system (score, score / best score of the query) for {baseline}'s top "
-        f"{settings['depth']} documents (the rest of {baseline}'s ranking follows unchanged), "
-        f"{settings['folds']}-fold cross-validation over topics, {settings['num_boost_round']} trees, "
-        f"α ∈ {{{a_list}}}: every topic is scored by a model that never saw it.",
-        f"- all measures from one `pyterrier_risk.Experiment` call; risk measures on **{primary}**; a topic "
-        "missing from a run scores 0.",
-        "- runs are in `runs/` (TREC format) and every table is in `tables/` (CSV, full precision; "
-        "`tables/experiment.csv` has the columns under their measure names, e.g. "
-        f"`{example}`). Re-evaluate the runs from the shell with\n"
-        f"  `pyterrier-risk eval --qrels {dataset} --measure {primary} "
-        f"--alpha {' '.join(f'{a:g}' for a in alphas)}"
-        f" --baseline runs/{baseline}.run runs/*.run`",
-    ]))
-    text.append(markdown_section("Mean effectiveness", 2, [
-        "Means over topics. `UE(...)` normalises nDCG by both its ideal value and its expected value "
-        "under a random ordering of the run's documents (Feng & Karmaker Santu; V1 ∈ [0, 1], V2 ∈ [−1, 1]).",
-        write_table(effectiveness),
-    ]))
-    text.append(markdown_section(f"Risk against {baseline}", 2, [
-        _findings(risk, multi, ltr_names, baseline, primary),
-        "Risk and Reward are the mean per-topic loss and win against the baseline, Gain = Reward − Risk "
-        "(Wang et al., SIGIR 2012, eqs. 1–3); Wins/Losses count topics above/below it, Losses>20% those "
-        "more than 20% below it. URisk = Reward − (1+α)·Risk (eq. 4); TRisk = URisk / SE (Dinçer et al., "
-        "SIGIR 2014): below −2 the losses are significant at about 5%.",
-        write_table(risk),
-        f"![risk-gain](plots/risk_gain.png)\n\n*Risk vs. gain against {baseline} (2012 paper, Fig. 2); "
-        "the re-ranker's points are labelled by the α it was trained with.*",
-        f"![helped-hurt](plots/helped_hurt.png)\n\n*Per-topic change against {baseline} "
-        "(2012 paper, Figs. 1 and 3).*",
-    ]))
-    text.append(markdown_section("Risk against all systems", 2, [
-        f"T*Risk is TRisk against the per-topic mean of all {len(matrix)} systems (Dinçer et al., "
-        "ECIR 2014); "
-        "ZRisk and GeoRisk score each system against all the others at once (Dinçer et al., SIGIR 2016, "
-        "eqs. 4–7). Higher is better for all three.",
-        write_table(multi),
-        "![georisk](plots/georisk_alpha.png)\n\n*GeoRisk as α grows (2016 paper, Figs. 2–3).*",
-    ]))
-    text.append(markdown_section("Per-topic view", 2, [
-        f"The five topics where the re-ranker trained with α={min(alphas):g} loses most against {baseline}, "
-        f"and the model trained with α={max(alphas):g} on them ({primary}):",
-        write_table(worst),
-        "![tj](plots/topic_tj.png)\n\n*Standardised jackknife bias T_J per topic (Dinçer et al., SIGIR "
-        f"2014, Fig. 2): bars beyond ±2 are topics whose loss (red) or win (green) against {baseline} is "
-        "significant.* The systems × topics matrix is in `tables/per_topic.csv`.",
-    ]))
+        write_table(df, out / "tables" / f"{key}.csv")
+    text = render_report(_report_fields(ev, tables, study, pisa, n_docs, labels))
     report = out / "report.md"
     try:
-        report.write_text("".join(text), encoding="utf-8")
+        report.write_text(text, encoding="utf-8")
     except OSError as e:
         raise DemoError(f"cannot write the report {report}: {e.strerror or e}") from e
     return DemoResult(out=out, report=report, tables=tables, plots=plots)
