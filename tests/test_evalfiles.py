@@ -4,7 +4,9 @@ the runs evaluated by ir_measures."""
 
 from __future__ import annotations
 
+import bz2
 import gzip
+import lzma
 import re
 import warnings
 
@@ -47,10 +49,12 @@ ql,amean,0.25000,0.10000
 """
 
 
-def write(tmp_path, name: str, text: str, *, encoding: str = "utf-8", newline: str = "\n", gz: bool = False):
+def write(tmp_path, name: str, text: str, *, encoding: str = "utf-8", newline: str = "\n", gz: bool = False,
+          compress=None):
     path = tmp_path / name
     data = text.replace("\n", newline).encode(encoding)
-    path.write_bytes(gzip.compress(data) if gz else data)
+    compress = gzip.compress if gz else compress
+    path.write_bytes(compress(data) if compress else data)
     return path
 
 
@@ -86,6 +90,8 @@ def test_trec_eval_concatenated_runs_gzip_bom_crlf(tmp_path):
     assert plain[plain["name"] == "QL"]["qid"].tolist() == ["401"] * 3 + ["403"] * 3
     for variant in (
         write(tmp_path, "all.txt.gz", text, gz=True),
+        write(tmp_path, "all.bz2", text, compress=bz2.compress),
+        write(tmp_path, "all.xz", text, compress=lzma.compress),
         write(tmp_path, "bom.txt", text, encoding="utf-8-sig", newline="\r\n"),
     ):
         pd.testing.assert_frame_equal(read_trec_eval(variant), plain)

@@ -96,7 +96,7 @@ def test_apply_topic_policy_qrels_mode_scores_missing_topics_zero():
     assert matrix.mean(axis=1).tolist() == pytest.approx([1.7 / 4, 0.8 / 4, 0.9 / 4])
     # URisk(a vs base, alpha=1) by hand over the 4 qrels topics: d = 0.1, -0.2, 0.3, 0.6
     assert pr.urisk(matrix.loc["a"], matrix.loc["base"], 1.0) == pytest.approx((0.1 - 0.4 + 0.3 + 0.6) / 4)
-    assert len(caught) == 3
+    assert len(caught) == 3 and {w.filename for w in caught} == {__file__}
 
 
 def test_apply_topic_policy_intersection_mode():

@@ -18,8 +18,8 @@ gdeval's nDCG uses the gains ``2^label - 1`` (labels <= 0 gain nothing), trec_ev
 the labels themselves: the two agree for binary qrels only. Both are called ``nDCG@k`` here, and
 :func:`eval_matrix` refuses to put values from both tools in one matrix.
 
-Every problem in a file is a ``ValueError`` naming the file and line. Files may be gzipped, start
-with a byte-order mark and use CRLF line ends.
+Every problem in a file is a ``ValueError`` naming the file and line. Files may be compressed (gzip,
+bzip2, xz), start with a byte-order mark and use CRLF line ends.
 """
 
 from __future__ import annotations
@@ -112,10 +112,8 @@ def _select(frame: pd.DataFrame, measure: Any, where: str) -> pd.DataFrame:
 
 # -- reading ----------------------------------------------------------------------------------------
 def _lines(p: Path) -> list[str]:
-    lines = _open_lines(p, "evaluation")
-    if lines and lines[0].startswith("\ufeff"):
-        lines[0] = lines[0][1:]
-    return lines
+    """The file's lines, through the package's opener (gzip/bzip2/xz by magic bytes, BOM dropped)."""
+    return _open_lines(p, "evaluation")
 
 
 def _value(text: str, p: Path, lineno: int, what: str) -> float:
@@ -209,7 +207,7 @@ def _name_blocks(blocks: list[_Block], p: Path, name: str | None) -> list[tuple[
 def read_trec_eval(
     path: str | os.PathLike[str], measure: Any = None, *, name: str | None = None
 ) -> pd.DataFrame:
-    """Read per-topic ``trec_eval -q`` output (any ``-m``, also ``-m all_trec``), plain or gzipped.
+    """Read per-topic ``trec_eval -q`` output (any ``-m``, also ``-m all_trec``), plain or compressed.
 
     Each line is ``measure qid value`` (whitespace separated). Lines for the topic ``all`` (the
     averages, ``num_q``, ``runid``) are not per-topic values: ``runid`` names the run, the others
@@ -286,7 +284,7 @@ def _gdeval_row(fields: list[str], header: _Header, p: Path, lineno: int, line: 
 
 
 def read_gdeval(path: str | os.PathLike[str], measure: Any = None) -> pd.DataFrame:
-    """Read ``gdeval.pl`` per-topic output (CSV ``runid,topic,ndcg@K,err@K``), plain or gzipped.
+    """Read ``gdeval.pl`` per-topic output (CSV ``runid,topic,ndcg@K,err@K``), plain or compressed.
 
     Several outputs may be concatenated, each after its header line (so several runs and cutoffs
     may share a file). A ``k`` column (``run,k,topic,ndcg@k,err@k``) gives the cutoff of each row's
