@@ -150,13 +150,7 @@ def topic_set(
     common = set(universe)
     for who, topics in run_topics_by_system.items():
         have = {str(q) for q in topics}
-        extra = sorted(have - wanted)
-        if extra and on_extra == "error":
-            raise ValueError(
-                f"{who} has results for {len(extra)} topic(s) absent from the qrels ({_shown(extra)}); "
-                "wrong qrels?"
-            )
-        warn_extra(len(extra), who, stacklevel + 2)
+        _extra_topics(sorted(have - wanted), who, on_extra, stacklevel + 3)
         missing = len(wanted - have)
         if mode == "qrels":
             warn_missing(missing, len(universe), who, stacklevel + 2)
@@ -166,6 +160,16 @@ def topic_set(
     if mode == "qrels":
         return universe
     return _intersection(universe, common, lacking, stacklevel + 2)
+
+
+def _extra_topics(extra: list[str], who: str, on_extra: str, stacklevel: int) -> None:
+    """Results for topics outside the qrels: a warning, or an error with ``on_extra="error"``."""
+    if extra and on_extra == "error":
+        raise ValueError(
+            f"{who} has results for {len(extra)} topic(s) absent from the qrels ({_shown(extra)}); "
+            "wrong qrels?"
+        )
+    warn_extra(len(extra), who, stacklevel)
 
 
 def _intersection(
