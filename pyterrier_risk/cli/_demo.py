@@ -726,7 +726,8 @@ def make_plots(ev: dict[str, Any], risk: pd.DataFrame, study: Study, pisa: Seque
     by_name = risk.set_index("name")
     for spec in study.rerankers():
         # LambdaMART (α = 0) is the first point of every objective's curve
-        labels = [spec.label] if spec.alpha > 0 else [OBJECTIVE_LABELS[o] for o in study.objectives]
+        curves = [OBJECTIVE_LABELS[o] for o in study.objectives] or [PLAIN]
+        labels = [spec.label] if spec.alpha > 0 else curves
         points += [{"name": lab, "alpha": spec.alpha, "risk": by_name.loc[spec.name, "Risk"],
                     "gain": by_name.loc[spec.name, "Gain"]} for lab in labels]
     plots = {k: plots_dir / f"{k}.png" for k in ("risk_gain", "helped_hurt", "georisk_alpha", "topic_tj")}
