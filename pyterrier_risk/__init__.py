@@ -51,6 +51,8 @@ _EXPORTS: dict[str, str] = {
     "parse_measure": "measures",
     "MeasureNameError": "measures",
     "TopicPolicyWarning": "core",
+    "TOPIC_MODES": "core",
+    "topic_set": "core",
     "UE": "measures",
     "ue": "core",
     "ue_bounds": "core",
