@@ -384,9 +384,15 @@ def test_urisk_beyond_the_float_range_is_an_error(capsys, small):
     table = pd.read_csv(io.StringIO(out)).set_index("run")
     urisk_col = next(c for c in table.columns if c.startswith("URisk("))
     assert table.loc["bad", urisk_col] == pytest.approx(-1e300, rel=1e-12)
+    # P@1 differences are >= -1, so URisk >= -(1 + alpha) is representable for any finite alpha (the
+    # core falls back to (1 + alpha) * mean(losses)); a count such as NumRet can go beyond float64
+    lines = [f"{q} Q0 d{d} {d} {9 - d} t\n" for q in (1, 2, 3) for d in (1, 2, 3)]
+    (small / "three.run").write_text("".join(lines))
+    argv = [*argv[:3], "--measure", "NumRet", *argv[5:-2], str(small / "three.run"), str(small / "bad.run")]
+    argv[argv.index("good")] = "three"
     line = _one_error_line(_fails(capsys, [*argv, "--alpha", "1.7e308", "1e308"], "overflows float64",
                                   "--alpha"))
-    assert "URisk(P@1" in line
+    assert "URisk(NumRet" in line
 
 
 @pytest.mark.parametrize("name", ["mean", "median", "max"])

@@ -78,6 +78,8 @@ def test_ordinary_columns_unchanged_and_risk_columns_added():
         "URisk(AP,alpha=5)",
         "TRisk(nDCG@5)",
         "TRisk(nDCG@5) p-value",
+        "TRisk(nDCG@5) reject",  # correction= covers the TRisk p-values too (issue 11)
+        "TRisk(nDCG@5) p-value corrected",
         "URisk(AP,baseline='mean')",
         "ZRisk(AP,alpha=1)",
         "GeoRisk(AP,alpha=1)",
@@ -466,7 +468,7 @@ def test_ordinary_output_is_pt_experiments_for_many_arguments(systems, measures,
     with pytest.warns(TopicPolicyWarning, match="1 of the 8 qrels topics"):  # system b misses a topic
         ours = pr.Experiment(retr, TOPICS, QRELS, [*measures, *risk], **kwargs)
     theirs = pt.Experiment(retr, TOPICS, QRELS, measures, **kwargs)
-    components = (f"{risk[1]!r} {c}" for c in ("p-value", "x", "T_R", "T_J"))
+    components = (f"{risk[1]!r} {c}" for c in ("p-value", "reject", "p-value corrected", "x", "T_R", "T_J"))
     risk_columns = {repr(risk[0]), repr(risk[1]), *components}
     assert type(ours) is type(theirs)
     _same(theirs, _without_risk(ours, risk_columns))

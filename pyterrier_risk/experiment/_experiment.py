@@ -29,9 +29,12 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ..core._topics import qrels_topics, warn_extra, warn_missing
-from ..measures._risk import AGGREGATE_BASELINES, RiskMeasure, baseline_topic_scores
+from ..measures._checks import check_evaluation
+from ..measures._risk import RiskMeasure
 from ..measures._wrapped import parse_measure, trec_measures
 from ._render import RiskResult, TableOptions, Tables, check_round, render, test_function
+from ._riskeval import RiskTest, check_risk_measures, resolve_system_index
+from ._riskeval import evaluate_risk as _evaluate_risk
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -168,75 +171,6 @@ def _unique(items: Sequence[Any]) -> list[Any]:
     return out
 
 
-def _resolve_system_index(ref: Any, names: list[str], what: str) -> int:
-    if isinstance(ref, bool) or not isinstance(ref, (int, np.integer, str)):
-        raise TypeError(f"{what} must be a system name or index, got {ref!r}")
-    if isinstance(ref, str):
-        if ref not in names:
-            raise ValueError(f"unknown {what} {ref!r}: the listed systems are {names}")
-        return names.index(ref)
-    if not 0 <= int(ref) < len(names):
-        raise ValueError(f"{what} index {ref} out of range: there are {len(names)} systems")
-    return int(ref)
-
-
-@dataclass(frozen=True)
-class Baseline:
-    """What a URisk/TRisk measure is compared with: one of a listed system, an aggregate, a run.
-
-    Attributes:
-        row: index of the listed system that is the baseline.
-        aggregate: ``'mean'``, ``'median'`` or ``'max'`` over ``pool``.
-        pool: names of the systems an aggregate is taken over.
-        run: an external run (a DataFrame or a TREC run file path).
-    """
-
-    row: int | None = None
-    aggregate: str | None = None
-    pool: tuple[str, ...] = ()
-    run: Any = None
-
-
-def _resolve_baseline(m: RiskMeasure, names: list[str], default: int | None) -> Baseline:
-    """The baseline of a URisk/TRisk measure, checked before anything is run."""
-    ref = m.baseline
-    if ref is None:
-        if default is None:
-            raise ValueError(f"{m!r} needs a baseline: give baseline= in the measure or in Experiment()")
-        return Baseline(row=default)
-    if isinstance(ref, (int, np.integer)) and not isinstance(ref, bool):
-        return Baseline(row=_resolve_system_index(ref, names, f"baseline of {m!r}"))
-    if isinstance(ref, str) and ref in names:
-        return Baseline(row=names.index(ref))
-    if isinstance(ref, str) and ref in AGGREGATE_BASELINES:
-        pool = m.params.get("pool")
-        who = f"pool of {m!r}"
-        rows = range(len(names)) if pool is None else [_resolve_system_index(p, names, who) for p in pool]
-        return Baseline(aggregate=ref, pool=tuple(_unique([names[i] for i in rows])))
-    if isinstance(ref, str) and not os.path.isfile(ref):
-        raise ValueError(
-            f"unknown baseline {ref!r} of {m!r}: not a listed system ({names}), "
-            f"not one of {AGGREGATE_BASELINES}, and not an existing run file"
-        )
-    return Baseline(run=ref)
-
-
-def _check_risk_measures(
-    risk: list[RiskMeasure], names: list[str], default: int | None, n_topics: int
-) -> dict[RiskMeasure, Baseline]:
-    """Every risk measure's baseline, and the sizes it needs, checked before anything is run."""
-    baselines = {}
-    for m in risk:
-        if not m.USES_BASELINE:
-            if len(names) < 2:
-                raise ValueError(f"{m!r} needs at least two systems (every listed system is a baseline)")
-            continue
-        baselines[m] = _resolve_baseline(m, names, default)
-        if m.NAME == "TRisk" and n_topics < 2:
-            raise ValueError(f"{m!r} needs at least two topics (it estimates a standard error)")
-    return baselines
-
-
 # -- evaluation ------------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class Evaluation:
@@ -333,74 +267,6 @@ def _warn_for_transformers(evaluation: Evaluation, systems: list[Any]) -> None:
             warn_missing(n_missing, len(evaluation.topic_list), f"system {name!r}")
 
 
-# -- risk measures ---------------------------------------------------------------------------------
-def _baseline_scores(
-    m: RiskMeasure, ref: Baseline, matrix: pd.DataFrame, qrels_irm: pd.DataFrame, topic_list: list[str]
-) -> pd.Series:
-    """Per-topic baseline scores of a URisk/TRisk measure."""
-    from ..core._baselines import baseline_scores
-
-    if ref.row is not None:
-        return matrix.iloc[ref.row]
-    if ref.aggregate is not None:
-        return baseline_scores(matrix.loc[list(ref.pool)], ref.aggregate).reindex(topic_list)
-    who = f"baseline run {m._param_repr(ref.run)}"
-    return baseline_topic_scores(m.base, ref.run, qrels_irm, who).reindex(topic_list)
-
-
-def _evaluate_risk(
-    m: RiskMeasure, matrix: pd.DataFrame, ref: Baseline | None, qrels_irm: pd.DataFrame
-) -> RiskResult:
-    """Aggregate value(s) and per-topic components of one risk measure for every system."""
-    import pandas as pd
-
-    from ..core._urisk import risk_weighted_differences, urisk
-    from ..core._zrisk import georisk, z_scores, zrisk
-
-    names, topic_list = list(matrix.index), list(matrix.columns)
-    if ref is None:  # ZRisk, GeoRisk: every listed system is a baseline
-        func = zrisk if m.NAME == "ZRisk" else georisk
-        return RiskResult(m, func(matrix, m.alpha).reindex(names), None, {f"{m!r} z": z_scores(matrix)})
-    b = _baseline_scores(m, ref, matrix, qrels_irm, topic_list)
-    x = risk_weighted_differences(matrix.to_numpy(dtype=float), b.to_numpy(dtype=float)[None, :], m.alpha)
-    x = pd.DataFrame(x, index=names, columns=topic_list)
-    if m.NAME == "URisk":
-        values = pd.Series({n: urisk(matrix.loc[n], b, m.alpha) for n in names}, dtype=float)
-        return RiskResult(m, values, None, {repr(m): x})
-    return _evaluate_trisk(m, matrix, b, ref.row, x)
-
-
-def _evaluate_trisk(
-    m: RiskMeasure, matrix: pd.DataFrame, b: pd.Series, base_row: int | None, x: pd.DataFrame
-) -> RiskResult:
-    """TRisk, its p-value and the per-topic x, T_R and T_J of every system."""
-    import pandas as pd
-
-    from ..core._trisk import trisk
-
-    names, topic_list = list(matrix.index), list(matrix.columns)
-    vals, pvals = {}, {}
-    t_r = pd.DataFrame(np.nan, index=names, columns=topic_list)
-    t_j = t_r.copy()
-    for i, n in enumerate(names):
-        if i == base_row:  # a system against itself: no risk, no test
-            vals[n] = pvals[n] = np.nan
-            continue
-        res = trisk(matrix.loc[n], b, m.alpha, se=m.params.get("se", "parametric"))
-        vals[n], pvals[n] = res.trisk, res.p_value
-        t_r.loc[n] = _in_topic_order(res.t_r, topic_list)
-        t_j.loc[n] = _in_topic_order(res.t_j, topic_list)
-    components = {f"{m!r} x": x, f"{m!r} T_R": t_r, f"{m!r} T_J": t_j}
-    return RiskResult(m, pd.Series(vals, dtype=float), pd.Series(pvals, dtype=float), components)
-
-
-def _in_topic_order(values: Any, topic_list: list[str]) -> np.ndarray:
-    """Per-topic values as an array in ``topic_list`` order (Series are aligned by label)."""
-    if hasattr(values, "reindex"):
-        return values.reindex(topic_list).to_numpy(dtype=float)
-    return np.asarray(values, dtype=float)
-
-
 # -- saved tables ------------------------------------------------------------------------------------
 _SAVED = ("aggregated.csv", "perquery.csv")
 
@@ -478,6 +344,10 @@ def Experiment(  # noqa: N802 - mirrors pt.Experiment
     correction_alpha: float = 0.05,
     highlight: str | None = None,
     round: int | dict[str, int] | None = None,  # noqa: A002 - pt.Experiment's argument name
+    risk_test: str = "t",
+    risk_resamples: int = 10000,
+    risk_seed: int = 0,
+    risk_null: str = "symmetric",
     **kwargs: Any,
 ) -> Any:
     r"""Run and evaluate systems like ``pt.Experiment``, also accepting risk-sensitive measures.
@@ -490,12 +360,19 @@ def Experiment(  # noqa: N802 - mirrors pt.Experiment
       :class:`~pyterrier_risk.ZRisk` and :class:`~pyterrier_risk.GeoRisk` measures (objects or
       names such as ``"URisk(nDCG@20,alpha=5,baseline='BM25')"``).  Each adds one column named by
       the measure's ``repr``; TRisk also adds ``"<repr> p-value"`` (two-sided, Student's t with
-      c − 1 degrees of freedom).  A URisk/TRisk measure without its own ``baseline`` uses this
-      function's ``baseline``.
+      c − 1 degrees of freedom, or a randomization test: ``risk_test``).  A URisk/TRisk measure
+      without its own ``baseline`` uses this function's ``baseline``.
+    * ``correction`` also corrects the TRisk p-values across systems (one family per TRisk
+      column), adding ``"<repr> reject"`` and ``"<repr> p-value corrected"`` after
+      ``"<repr> p-value"``, as ``pt.Experiment`` does for the ordinary measures; it needs
+      ``baseline`` only when there is no TRisk measure.
     * any measure may be given by name, as :func:`pyterrier_risk.parse_measure` reads it:
       ir_measures names (``"nDCG@10"``, ``"P(rel=2)@10"``), trec_eval names (``"ndcg_cut_10"``,
       ``"map"``: their columns keep that spelling, as in ``pt.Experiment``), ``"UE(nDCG@10)"``,
       ``"TRisk(ndcg_cut_10,alpha=5)"``. A name no parser knows is a ``ValueError`` naming it.
+    * measures and qrels that would crash an evaluator (a cutoff of 0 as in ``nDCG@0``, a
+      non-finite parameter, a qrels topic with only labels below -1, ERR on non-numeric topic ids)
+      are a ``ValueError`` before anything runs, instead of an abort of the whole process.
     * a risk measure's ``baseline`` is a listed system's name or index, ``'mean'``, ``'median'`` or
       ``'max'`` over the listed systems (or over ``pool=``, a subset of names/indices; Dinçer et
       al., ECIR 2014), or an external run: a DataFrame or a TREC run file.  A string is looked up
@@ -536,6 +413,15 @@ def Experiment(  # noqa: N802 - mirrors pt.Experiment
         correction_alpha: family-wise error rate for ``correction``.
         highlight: ``'bold'`` or ``'color'`` to style the best value of each column.
         round: decimal places, an int or ``{column: int}`` (risk columns by their ``repr``).
+        risk_test: the test of TRisk's p-value: ``'t'`` (Student's t, Dinçer et al. 2014) or
+            ``'randomization'`` (paired sign flips, :func:`pyterrier_risk.randomization_test` with
+            the studentised statistic, seeded: the same call gives the same p-values).
+        risk_resamples: random sign assignments of the randomization test (all ``2**c`` of them
+            when that is not more).
+        risk_seed: seed of the randomization test.
+        risk_null: the randomization test's null: ``'symmetric'`` (TRisk's own, URisk = 0) or
+            ``'exchangeable'`` (system and baseline exchangeable on every topic); see
+            :func:`pyterrier_risk.randomization_test`.
         **kwargs: further ``pt.Experiment`` arguments.
 
     Returns:
@@ -550,6 +436,8 @@ def Experiment(  # noqa: N802 - mirrors pt.Experiment
     topics = _load_irds(topics, "topics")
     qrels = _load_irds(qrels, "qrels")
     request = _split_measures(eval_metrics)
+    risk_options = RiskTest(risk_test, risk_resamples, risk_seed, risk_null)
+    qrels = _check_evaluation(request, topics, qrels, kwargs.get("filter_by_topics", True))
     if not request.risk:
         return pt.Experiment(
             retr_systems, topics, qrels, [*request.ordinary, *(["mrt"] if request.mrt else [])], names=names,
@@ -558,35 +446,56 @@ def Experiment(  # noqa: N802 - mirrors pt.Experiment
         )  # fmt: skip
     names, systems = _systems(retr_systems, names)
     options = TableOptions(
-        baseline=_resolve_system_index(baseline, names, "baseline") if baseline is not None else None,
+        baseline=resolve_system_index(baseline, names, "baseline") if baseline is not None else None,
         test=test_function(test), correction=correction, correction_alpha=correction_alpha,
         round=check_round(round), highlight=highlight,
     )  # fmt: skip
     if request.mrt:
         warnings.warn("'mrt' is not reported when risk measures are evaluated", stacklevel=2)
-    tables = _risk_experiment(names, systems, topics, qrels, request, options, perquery is False, kwargs)
+    tables = _risk_experiment(names, systems, topics, qrels, request, options, risk_options,
+                              perquery is False, kwargs)
     return render(tables, options, perquery, dataframe)
+
+
+def _check_evaluation(request: MeasureRequest, topics: Any, qrels: Any, filter_by_topics: bool) -> Any:
+    """Refuse measures and qrels that would crash an evaluator (:mod:`..measures._checks`); the qrels read.
+
+    A qrels file is read here (as ``pt.Experiment`` reads it) so that it is read once.
+    """
+    import pyterrier as pt
+
+    measures = [*request.risk]
+    for m in request.ordinary:
+        measures += (trec_measures(m) or []) if isinstance(m, str) else [m]
+    if isinstance(qrels, str) and os.path.isfile(qrels):
+        qrels = pt.io.read_qrels(qrels)
+    judged = qrels
+    if filter_by_topics and hasattr(topics, "columns") and "qid" in topics.columns and "qid" in qrels.columns:
+        judged = qrels[qrels["qid"].astype(str).isin(set(topics["qid"].astype(str)))]
+    check_evaluation(measures, judged)
+    return qrels
 
 
 def _risk_experiment(
     names: list[str], systems: list[Any], topics: Any, qrels: Any, request: MeasureRequest,
-    options: TableOptions, averages_only: bool, kwargs: dict[str, Any],
+    options: TableOptions, risk_test: RiskTest, averages_only: bool, kwargs: dict[str, Any],
 ) -> Tables:  # fmt: skip
     """Evaluate the ordinary and the risk measures (the checks first); keep ``save_dir``'s tables right."""
     import pyterrier as pt
 
-    if options.correction is not None and options.baseline is None:
+    tested = any(m.NAME == "TRisk" for m in request.risk)
+    if options.correction is not None and options.baseline is None and not tested:
         raise ValueError("Requested multiple testing correction, but no baseline was specified.")
     topics, qrels, topic_list = _topic_set(topics, qrels, kwargs.get("filter_by_topics", True))
     _warn_for_frames(names, systems, topic_list)
-    baselines = _check_risk_measures(request.risk, names, options.baseline, len(topic_list))
+    baselines = check_risk_measures(request.risk, names, options.baseline, len(topic_list))
     save_dir = kwargs.get("save_dir")
     with _saved_tables(save_dir) as earlier:
         evaluation = _evaluate(names, systems, topics, qrels, topic_list, request, averages_only, kwargs)
         _warn_for_transformers(evaluation, systems)
         qrels_irm = pt.model.to_ir_measures(qrels)
         results = [
-            _evaluate_risk(m, evaluation.matrices[repr(m.base)], baselines.get(m), qrels_irm)
+            _evaluate_risk(m, evaluation.matrices[repr(m.base)], baselines.get(m), qrels_irm, risk_test)
             for m in request.risk
         ]
         tables = Tables(names, evaluation.per_query, evaluation.ordinary, topic_list, results)

@@ -8,7 +8,9 @@ From ``pt.Experiment``'s per-query values (its public ``perquery=True, dataframe
   and ``"<m> p-value"`` (``test``), and with ``correction`` ``"<m> reject"`` and
   ``"<m> p-value corrected"`` (:func:`pyterrier_risk.core.adjust_p_values`, across systems);
 * rounding with ``builtins.round``, as ``pt.Experiment`` (``numpy.round`` differs on halves);
-* the risk columns after them, and ``highlight`` applied to the whole table.
+* the risk columns after them (TRisk's p-value, and with ``correction`` its ``reject`` and
+  ``p-value corrected`` across systems, as for the ordinary measures), and ``highlight`` applied to
+  the whole table.
 
 ``tests/test_experiment.py`` checks that, with the risk columns removed, every output equals
 ``pt.Experiment``'s for many argument combinations.
@@ -56,15 +58,28 @@ class RiskResult:
     p_value: pd.Series | None
     per_topic: dict[str, pd.DataFrame]
 
-    def columns(self, round_: Rounding) -> dict[str, list[float]]:
-        """The averages-table columns: ``repr`` -> values per system (and TRisk's ``"<repr> p-value"``)."""
+    def columns(self, round_: Rounding, correction: str | None = None,
+                correction_alpha: float = 0.05) -> dict[str, list[Any]]:
+        """The averages-table columns: ``repr`` -> values per system.
+
+        TRisk adds ``"<repr> p-value"`` and, with ``correction``, ``"<repr> reject"`` and
+        ``"<repr> p-value corrected"`` (:func:`pyterrier_risk.core.adjust_p_values` across the
+        systems; the baseline's own NaN p-value is left out of the family), in ``pt.Experiment``'s
+        order.
+        """
+        from ..core._significance import adjust_p_values
+
         col = repr(self.measure)
-        out = {col: [_round(float(v), col, round_) for v in self.value]}
+        out: dict[str, list[Any]] = {col: [_round(float(v), col, round_) for v in self.value]}
         if self.p_value is not None:
             pcol = f"{col} p-value"
             # like pt.Experiment, an int `round` leaves p-values alone; a dict may name the column
             p_round = round_ if isinstance(round_, dict) else None
             out[pcol] = [_round(float(v), pcol, p_round) for v in self.p_value]
+            if correction is not None:
+                corrected = adjust_p_values(self.p_value.to_numpy(dtype=float), correction)
+                out[f"{col} reject"] = [bool(p <= correction_alpha) for p in corrected]
+                out[f"{pcol} corrected"] = [_round(float(p), f"{pcol} corrected", p_round) for p in corrected]
         return out
 
 
@@ -215,9 +230,9 @@ def averages(tables: Tables, options: TableOptions, dataframe: bool) -> Any:
     import pandas as pd
 
     means = [_means(tables, i) for i in range(len(tables.names))] if tables.ordinary else None
-    risk: dict[str, list[float]] = {}
+    risk: dict[str, list[Any]] = {}
     for result in tables.risk:
-        risk.update(result.columns(options.round))
+        risk.update(result.columns(options.round, options.correction, options.correction_alpha))
     if not dataframe:  # as pt.Experiment: unrounded means, no significance columns
         out = {n: dict(means[i]) if means else {} for i, n in enumerate(tables.names)}
         for i, n in enumerate(tables.names):
@@ -231,7 +246,7 @@ def averages(tables: Tables, options: TableOptions, dataframe: bool) -> Any:
         columns += extra
         rows = [row + more for row, more in zip(rows, extra_rows, strict=True)]
     table = pd.DataFrame(rows, columns=columns)
-    if options.correction is not None and tables.ordinary:
+    if options.correction is not None and options.baseline is not None and tables.ordinary:
         _insert_corrections(table, tables, options)
     for col, values in risk.items():
         table[col] = values

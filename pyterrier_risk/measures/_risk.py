@@ -44,8 +44,15 @@ _QREL_INPUTS = ["query_id", "doc_id", "relevance"]
 
 
 def _num_repr(value: float) -> str:
+    """A number as the canonical ``repr`` writes it: ``5`` for 5.0, ``0.5``, ``1e+200`` (never 201 digits).
+
+    Whole numbers below 1e16 are written as integers (``alpha=5``); from 1e16 on, where a float is
+    no longer an exact integer count, ``repr`` (``1e+16``), which parses back to the same float.
+    """
     value = float(value)
-    return str(int(value)) if value.is_integer() else repr(value)
+    if value.is_integer() and abs(value) < 1e16:
+        return str(int(value))
+    return repr(value)
 
 
 def _frame_digest(frame: pd.DataFrame) -> str:

@@ -1,0 +1,264 @@
+"""The arguments of ``pyterrier-risk eval``: options with several values, and runs anywhere on the line.
+
+argparse lets an option with several values (``--measure nDCG@20 AP``) swallow every word after it,
+so ``--measure nDCG@20 AP a.run b.run`` would take the runs for measures, and ``--alpha 5 ql.run``
+would read ``ql.run`` as a number. :func:`arrange_eval_argv` sorts the words out first, with one
+rule, documented in docs/cli.md:
+
+* ``--measure``, ``--alpha`` and ``--baselines`` take the word after them always, and the words
+  after that as long as they are values of the option: a number for ``--alpha``, ``mean``,
+  ``median`` or ``max`` for ``--baselines``, and for ``--measure`` a word that does not look like a
+  file name (no ``/``, not an existing file or folder, no extension such as ``.run`` or ``.gz``);
+* ``--evalfile`` takes every word up to the next option;
+* every other word that is not an option's value is a run.
+
+The options are then handed to argparse one value at a time (``--alpha=5``), and the runs last.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import os
+import re
+from collections.abc import Sequence
+from pathlib import Path
+
+from ._common import CLIError
+
+__all__ = ["MAX_DECIMALS", "add_eval_arguments", "arrange_eval_argv", "check_alphas", "check_decimals",
+           "expand_runs"]
+
+#: the most decimals ``--round`` accepts
+MAX_DECIMALS = 20
+_FILE_SUFFIX = re.compile(r"\.[A-Za-z][A-Za-z0-9]*$")  # .run, .gz, .res, .txt (not P.10 or IPrec@0.5)
+_AGGREGATES = ("mean", "median", "max")
+
+
+class _Options:
+    """The eval options and how many values each takes: ``0`` (a flag), ``1`` or ``'+'``."""
+
+    def __init__(self, parser: argparse.ArgumentParser) -> None:
+        self.parser = parser
+        self.arity: dict[str, int | str] = {}
+
+    def add(self, *flags: str, **kwargs: object) -> None:
+        """``parser.add_argument``, recording the arity of each flag."""
+        self.parser.add_argument(*flags, **kwargs)  # type: ignore[arg-type]
+        action, nargs = kwargs.get("action"), kwargs.get("nargs")
+        arity: int | str = 0 if action in ("store_true", "store_false", "help") else "+" if nargs else 1
+        for flag in flags:
+            self.arity[flag] = arity
+
+
+def _io_arguments(opt: _Options) -> None:
+    opt.add("runs", nargs="*", metavar="RUN",
+            help="TREC run files (plain, gzip, bzip2 or xz, recognised by content) or folders (every file "
+                 "in them, sorted); they may come anywhere on the line")
+    opt.add("--runs-from", metavar="FILE", action="append", default=[],
+            help="a file listing run files, one path per line (relative to the current folder; blank "
+                 "lines and lines starting with # are skipped)")
+    opt.add("--evalfile", nargs="+", action="extend", metavar="FILE",
+            help="per-topic evaluation files (trec_eval -q output or gdeval.pl CSV) instead of runs")
+    opt.add("--qrels", help="qrels file or ir_datasets id (irds:...); required with runs; with --evalfile "
+                            "it gives the topic set (default: the topics in the files)")
+    opt.add("--topics", choices=["qrels", "intersection"], default="qrels",
+            help="qrels: every qrels topic, a run without results for one scores 0 there (trec_eval -c, "
+                 "the default); intersection: only the topics every run has (gdeval.pl without -c)")
+    opt.add("--drop-extra-topics", action="store_true",
+            help="ignore results for topics absent from the qrels (default: an error)")
+
+
+def _measure_arguments(opt: _Options) -> None:
+    opt.add("--measure", nargs="+", action="extend", metavar="MEASURE",
+            help="base measures, ir_measures or trec_eval names, e.g. nDCG@20 ndcg_cut_20 AP "
+                 "\"P(rel=2)@10\" \"nDCG(gains={-2:0,0:0,1:1,2:3,3:7,4:15})@20\", or risk measures "
+                 "evaluated as given, e.g. \"TRisk(AP,alpha=5,baseline='median')\" (default nDCG@20)")
+    opt.add("--alpha", nargs="+", action="extend", type=float, metavar="A",
+            help="risk-sensitivity values α, finite numbers >= 0 (default 0)")
+    opt.add("--baseline", metavar="RUN",
+            help="baseline run file (or the name of one of the runs) for URisk/TRisk")
+    opt.add("--baselines", nargs="+", action="extend", choices=list(_AGGREGATES),
+            help="unbiased baselines over all runs (Dinçer et al., ECIR 2014): URisk and T*Risk")
+    opt.add("--no-zrisk", action="store_true", help="leave out ZRisk and GeoRisk")
+
+
+def _test_arguments(opt: _Options) -> None:
+    opt.add("--test", choices=["t", "randomization"], default="t",
+            help="test of TRisk's p-value (and, with --significance, of the base measures): t "
+                 "(Student's t, the default) or randomization (paired sign flips)")
+    opt.add("--null", choices=["symmetric", "exchangeable"], default="symmetric",
+            help="null hypothesis of the randomization tests: symmetric (URisk = 0, TRisk's own; the "
+                 "default) or exchangeable (system and baseline exchangeable on every topic)")
+    opt.add("--resamples", type=int, default=10000, metavar="N",
+            help="sign flips of a randomization test (default 10000; exact when 2^topics <= N)")
+    opt.add("--seed", type=int, default=0, help="seed of the randomization tests (default 0)")
+    opt.add("--correction", metavar="METHOD",
+            help="multiple-testing correction across runs of every p-value column (statsmodels' names: "
+                 "bonferroni, holm, hs, fdr_bh, ...)")
+    opt.add("--level", type=float, default=0.05,
+            help="significance level of --correction's reject column and of the marks (default 0.05)")
+    opt.add("--all-pairs", action="store_true",
+            help="instead of the table, compare every pair of runs (one row per pair, base measure and α)")
+    opt.add("--pairs-test", choices=["randomization", "t", "tukey"], default="randomization",
+            help="test of --all-pairs (default randomization; tukey: Tukey's HSD, α = 0 only)")
+    opt.add("--perquery", action="store_true",
+            help="per-topic values (name, qid, measure, value) instead of the averages, with the "
+                 "per-topic p-values of T_R and T_J")
+
+
+def _output_arguments(opt: _Options) -> None:
+    opt.add("--format", choices=["markdown", "csv", "latex"], default=None,
+            help="table format (default: from the --output suffix .md/.csv/.tex, else markdown)")
+    opt.add("--output", "-o", type=Path, help="write the table to this file instead of stdout")
+    opt.add("--round", type=int, default=4, help=f"decimals in markdown/latex output, 0 to {MAX_DECIMALS} "
+                                                 "(default 4)")
+    opt.add("--layout", choices=["wide", "long", "transposed"], default="wide",
+            help="wide (a row per run), long (a row per run, base measure and α) or transposed")
+    opt.add("--short-labels", action="store_true",
+            help="short column labels (U1, T1, ...) with a legend under the table")
+    opt.add("--caption", help="table caption (LaTeX: a table float; markdown: a 'Table:' line)")
+    opt.add("--label", help="LaTeX \\label of the table")
+    opt.add("--bold", action="store_true", help="the best value of each column in bold")
+    opt.add("--significance", action="store_true",
+            help="mark values significantly different from --baseline (†); the base measures are then "
+                 "tested too; the caption names the test and the correction")
+    opt.add("--plots", type=Path, metavar="DIR", help="write risk-gain, helped-hurt, GeoRisk and T_J plots "
+                                                      "(PNG) to DIR")
+
+
+def add_eval_arguments(parser: argparse.ArgumentParser) -> dict[str, int | str]:
+    """Add the ``eval`` options to ``parser``.
+
+    Returns:
+        Each option string -> its number of values (``0``, ``1`` or ``'+'``), for
+        :func:`arrange_eval_argv`.
+    """
+    opt = _Options(parser)
+    for group in (_io_arguments, _measure_arguments, _test_arguments, _output_arguments):
+        group(opt)
+    return {flag: n for flag, n in opt.arity.items() if flag.startswith("-")}
+
+
+def _is_number(token: str) -> bool:
+    try:
+        float(token)
+    except ValueError:
+        return False
+    return True
+
+
+def _is_option(token: str) -> bool:
+    return token.startswith("-") and token != "-" and not _is_number(token)
+
+
+def _names_a_file(token: str) -> bool:
+    """A word that is a path: it has a ``/``, or a file or folder of that name exists."""
+    return "/" in token or os.sep in token or os.path.exists(token)
+
+
+def _takes(option: str, token: str) -> bool:
+    """Whether ``token``, after the first value of a many-valued ``option``, is one more value of it."""
+    if _is_option(token):
+        return False
+    if option == "--evalfile":
+        return True
+    if _names_a_file(token):
+        return False
+    if option == "--alpha":
+        return _is_number(token)
+    if option == "--baselines":
+        return token in _AGGREGATES
+    return not _FILE_SUFFIX.search(token)  # --measure
+
+
+def _resolve(token: str, arity: dict[str, int | str]) -> tuple[str | None, str | None]:
+    """The option a word names (exact, ``--opt=value``, ``-oVALUE``, a unique prefix) and its value."""
+    name, eq, value = token.partition("=")
+    if not token.startswith("--") and token[:2] in arity and len(token) > 2:
+        return token[:2], token[2:]
+    if name not in arity and name.startswith("--"):
+        matches = [flag for flag in arity if flag.startswith(name)]
+        name = matches[0] if len(matches) == 1 else name
+    if name not in arity:
+        return None, None
+    return name, value if eq else None
+
+
+def arrange_eval_argv(tokens: Sequence[str], arity: dict[str, int | str]) -> list[str]:
+    """``eval``'s words as argparse can read them: options (one value per word), then the runs.
+
+    See the module docstring for the rule. Unknown options are passed on for argparse to refuse.
+    """
+    options: list[str] = []
+    runs: list[str] = []
+    words = list(tokens)
+    i = 0
+    while i < len(words):
+        token = words[i]
+        i += 1
+        if token == "--":
+            runs += words[i:]
+            break
+        if not _is_option(token):
+            runs.append(token)
+            continue
+        name, inline = _resolve(token, arity)
+        n = arity.get(name) if name else None
+        if name is None or n == 0:
+            options.append(token if name is None else name)
+            continue
+        values = [inline] if inline is not None else []
+        if not values and i < len(words) and (n == 1 or not _is_option(words[i])):
+            values.append(words[i])
+            i += 1
+        while n == "+" and values and i < len(words) and _takes(name, words[i]):
+            values.append(words[i])
+            i += 1
+        options += [f"{name}={v}" for v in values] or [name]
+    return [*options, *runs]
+
+
+def _list_file(path: str) -> list[str]:
+    """The run paths listed in a ``--runs-from`` file (blank lines and ``#`` comments skipped)."""
+    try:
+        text = Path(path).read_text(encoding="utf-8-sig")
+    except (OSError, UnicodeDecodeError) as e:
+        raise CLIError(f"cannot read the run list {path}: {getattr(e, 'strerror', None) or e}") from e
+    paths = [line.strip() for line in text.splitlines()]
+    paths = [p for p in paths if p and not p.startswith("#")]
+    if not paths:
+        raise CLIError(f"the run list {path} names no run file")
+    return paths
+
+
+def _folder(path: str) -> list[str]:
+    """Every file in a folder (not its subfolders, not hidden files), sorted by name."""
+    files = sorted(str(p) for p in Path(path).iterdir() if p.is_file() and not p.name.startswith("."))
+    if not files:
+        raise CLIError(f"the run folder {path} has no files")
+    return files
+
+
+def expand_runs(runs: Sequence[str], lists: Sequence[str]) -> list[str]:
+    """The run files: the RUNs (a folder stands for its files) and those listed in ``--runs-from`` files."""
+    out: list[str] = []
+    for path in [*runs, *(p for f in lists for p in _list_file(f))]:
+        out += _folder(path) if os.path.isdir(path) else [path]
+    return out
+
+
+def check_alphas(alphas: Sequence[float] | None) -> list[float]:
+    """The distinct ``--alpha`` values (default 0), each a finite number ``>= 0``."""
+    alphas = [0.0] if not alphas else alphas
+    bad = [a for a in alphas if not (math.isfinite(a) and a >= 0)]
+    if bad:
+        raise CLIError(f"--alpha values must be finite numbers >= 0, got {' '.join(f'{a:g}' for a in bad)}")
+    return list(dict.fromkeys(float(a) for a in alphas))
+
+
+def check_decimals(decimals: int) -> int:
+    """The ``--round`` value: an integer from 0 to :data:`MAX_DECIMALS`."""
+    if not 0 <= decimals <= MAX_DECIMALS:
+        raise CLIError(f"--round must be an integer from 0 to {MAX_DECIMALS}, got {decimals}")
+    return decimals

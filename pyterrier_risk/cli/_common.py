@@ -1,0 +1,47 @@
+"""What every part of the ``pyterrier-risk`` command shares: its name, its errors and its notes."""
+
+from __future__ import annotations
+
+import contextlib
+import re
+import sys
+import warnings
+from collections.abc import Iterator
+
+__all__ = ["EXIT_USAGE", "PROG", "CLIError", "note", "notes_from_warnings", "one_line"]
+
+EXIT_USAGE = 2
+PROG = "pyterrier-risk"
+
+
+class CLIError(Exception):
+    """A user error: printed as ``pyterrier-risk: error: <message>``, exit status 2."""
+
+
+def one_line(text: str) -> str:
+    """``text`` with its line breaks (an evaluator's multi-line message, say) folded into ``; ``."""
+    return re.sub(r"\s*[\r\n]+\s*", "; ", text.strip())
+
+
+def note(message: str) -> None:
+    """Print ``pyterrier-risk: note: <message>`` on stderr (one line)."""
+    print(f"{PROG}: note: {one_line(message)}", file=sys.stderr)
+
+
+@contextlib.contextmanager
+def notes_from_warnings() -> Iterator[None]:
+    """Print the topic policy's warnings (``TopicPolicyWarning``) raised inside as notes, each once.
+
+    The policy functions warn (:mod:`pyterrier_risk.core._topics`); the command prints. Other
+    warnings are dropped: the command's own output is the table.
+    """
+    from ..core._topics import TopicPolicyWarning
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            yield
+        finally:
+            policy = [str(w.message) for w in caught if issubclass(w.category, TopicPolicyWarning)]
+            for message in dict.fromkeys(policy):
+                note(message)

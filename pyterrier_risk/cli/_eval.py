@@ -1,0 +1,324 @@
+"""``pyterrier-risk eval``: risk-sensitive evaluation of run files or evaluation files.
+
+One row per run (named by its file name without extension, or by the run name in an evaluation
+file) and one column per measure, named by the measure's ``repr``: the base measures, URisk/TRisk
+against ``--baseline`` for every ``--alpha``, URisk/T*Risk against the ``--baselines`` aggregates,
+and ZRisk/GeoRisk over all the runs. The numbers come from the same code as
+:func:`pyterrier_risk.Experiment` (:mod:`pyterrier_risk.experiment._riskeval` and ``._render``):
+the command only builds the runs × topics matrices (:mod:`._inputs`). Bad input ends with a
+one-line error (:class:`~._common.CLIError`); docs/cli.md lists the policies.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ..data._trec import ensure_writable_dir
+from ._args import check_alphas, check_decimals, expand_runs
+from ._common import PROG, CLIError
+from ._inputs import Inputs, from_evalfiles, from_runs
+
+__all__ = ["run_eval"]
+
+_STYLE_FLAGS = ("layout", "short_labels", "bold", "significance")
+
+
+@dataclass(frozen=True)
+class Settings:
+    """The checked options of one ``eval`` call.
+
+    Attributes:
+        alphas: the distinct α values.
+        correction: the canonical multiple-testing method, or None.
+        risk_test: how TRisk's p-values (and the per-topic ones) are computed.
+    """
+
+    alphas: list[float]
+    correction: str | None
+    risk_test: Any
+
+
+def _correction(method: str | None) -> str | None:
+    """The canonical name of a ``--correction`` method (statsmodels' names and aliases)."""
+    from ..core._significance import CORRECTION_METHODS
+
+    if method is None:
+        return None
+    for name, aliases in CORRECTION_METHODS.items():
+        if method.lower() in aliases:
+            return name
+    raise CLIError(f"unknown --correction {method!r}; use one of {', '.join(CORRECTION_METHODS)}")
+
+
+def _settings(args: Any) -> Settings:
+    """Every option that can be checked before anything is read."""
+    from ..experiment._riskeval import RiskTest
+
+    alphas = check_alphas(args.alpha)
+    check_decimals(args.round)
+    if args.resamples < 1 or args.seed < 0:
+        raise CLIError(f"--resamples must be >= 1 and --seed >= 0, got {args.resamples} and {args.seed}")
+    if not 0 < args.level < 1:
+        raise CLIError(f"--level must be in (0, 1), got {args.level:g}")
+    styled = any(getattr(args, f) not in (False, "wide") for f in _STYLE_FLAGS)
+    if (args.perquery or args.all_pairs) and styled:
+        raise CLIError("--layout, --short-labels, --bold and --significance shape the table of averages; "
+                       "leave them out with --perquery or --all-pairs")
+    if args.perquery and args.all_pairs:
+        raise CLIError("--perquery and --all-pairs each replace the table of averages: give one of them")
+    if args.output is not None:
+        _check_writable(args.output.parent if str(args.output.parent) else Path("."), f"output {args.output}")
+    if args.plots is not None:
+        _check_writable(args.plots, "--plots folder")
+    correction = _correction(args.correction)
+    risk_test = RiskTest(args.test, args.resamples, args.seed, args.null, topic_p_values=bool(args.perquery),
+                         topic_correction=correction)
+    return Settings(alphas, correction, risk_test)
+
+
+def _check_writable(folder: Path, what: str) -> None:
+    try:
+        ensure_writable_dir(folder)
+    except OSError as e:
+        raise CLIError(f"cannot write the {what}: {folder}: {e.strerror or e}") from e
+
+
+# -- measures ----------------------------------------------------------------------------------------
+def _parse_measures(texts: Sequence[str] | None) -> tuple[list[Any], list[Any]]:
+    """The ``--measure`` values split into base measures and risk measures given in full."""
+    import os
+
+    from ..measures._checks import parameter_problems
+    from ..measures._risk import RiskMeasure, parse_measure
+
+    bases, given_risk = [], []
+    for text in texts or ["nDCG@20"]:
+        try:
+            measure = parse_measure(text)
+            if isinstance(measure, RiskMeasure):
+                measure.base  # noqa: B018 - raises a clear error when the base measure is missing
+            else:
+                measure.validate_params()  # ir_measures' own checks (P@5.0: the cutoff must be an int)
+        except (ValueError, NameError, TypeError, KeyError, AssertionError) as e:
+            hint = "" if os.path.exists(text) else "; a run file of that name does not exist either"
+            raise CLIError(f"unknown or malformed measure {text!r}: {e}{hint}") from e
+        problem = next(parameter_problems(measure), None)
+        if problem is not None:  # before any evaluator sees it: pytrec_eval aborts the process on @0
+            raise CLIError(f"invalid measure {text!r}: {problem}")
+        (given_risk if isinstance(measure, RiskMeasure) else bases).append(measure)
+    return bases, given_risk
+
+
+def _risk_measures(bases: Sequence[Any], alphas: Sequence[float], baseline: str | None,
+                   aggregates: Sequence[str], n_runs: int, zrisk: bool) -> list[Any]:
+    """The risk measures the options ask for, base by base and α by α."""
+    from ..measures._risk import GeoRisk, TRisk, URisk, ZRisk
+
+    out: list[Any] = []
+    for base in bases:
+        for a in alphas:
+            if baseline is not None:
+                out += [URisk(base, alpha=a, baseline=baseline), TRisk(base, alpha=a, baseline=baseline)]
+            for kind in aggregates:
+                out += [URisk(base, alpha=a, baseline=kind), TRisk(base, alpha=a, baseline=kind)]
+        if zrisk and n_runs >= 2:
+            out += [m(base, alpha=a) for a in alphas for m in (ZRisk, GeoRisk)]
+    return out
+
+
+def _aggregates_used(aggregates: Sequence[str], given_risk: Sequence[Any]) -> set[str]:
+    """The aggregate baselines (``mean``, ``median``, ``max``) asked for, by ``--baselines`` or a measure."""
+    from ..measures._risk import AGGREGATE_BASELINES
+
+    return set(aggregates) | {m.baseline for m in given_risk if m.baseline in AGGREGATE_BASELINES}
+
+
+def _unique(items: Sequence[Any]) -> list[Any]:
+    return list(dict.fromkeys(items))
+
+
+def _with_baseline(given_risk: Sequence[Any], baseline: str | None) -> list[Any]:
+    """A given URisk/TRisk without its own baseline takes ``--baseline`` (an error without one)."""
+    out = []
+    for m in given_risk:
+        if m.USES_BASELINE and m.baseline is None:
+            if baseline is None:
+                raise CLIError(f"{m!r} needs a baseline: give --baseline, or baseline=... in the measure")
+            m = m(baseline=baseline)
+        out.append(m)
+    return out
+
+
+# -- the tables --------------------------------------------------------------------------------------
+def _base_test(args: Any) -> tuple[Any, str]:
+    """The paired test of the base measures against ``--baseline`` (``--significance``), and its name."""
+    from scipy import stats
+
+    from ..core._significance import randomization_test
+
+    if args.test == "t":
+        return stats.ttest_rel, "paired t-test"
+
+    def flips(a: Any, b: Any) -> tuple[float, float]:
+        result = randomization_test(a, b, n_resamples=args.resamples, seed=args.seed, null=args.null)
+        return result.statistic, result.p_value
+
+    return flips, f"paired randomization test ({args.resamples} sign flips, seed {args.seed})"
+
+
+def _results(inputs: Inputs, bases: list[Any], risk: list[Any], args: Any, settings: Settings) -> Any:
+    """The table of averages (or ``--perquery``'s per-topic table) through Experiment's renderer."""
+    from ..experiment._render import TableOptions, render
+    from ..experiment._riskeval import tables_from_matrices
+
+    try:
+        tables = tables_from_matrices(inputs.matrices, [repr(b) for b in bases], risk, None,
+                                      settings.risk_test, inputs.qrels_irm)
+    except ValueError as e:
+        raise CLIError(str(e)) from e
+    tested = args.significance and inputs.baseline is not None and bool(bases)
+    test, _ = _base_test(args)
+    options = TableOptions(baseline=inputs.names.index(inputs.baseline) if tested else None, test=test,
+                           correction=settings.correction, correction_alpha=args.level)
+    table = render(tables, options, bool(args.perquery), True)
+    return table if args.perquery else table.rename(columns={"name": "run"})
+
+
+def _pairs(inputs: Inputs, bases: list[Any], args: Any, settings: Settings) -> Any:
+    """``--all-pairs``: :func:`pyterrier_risk.core.compare_systems` per base measure and α, one table."""
+    import pandas as pd
+
+    from ..core._significance import compare_systems
+
+    if args.pairs_test == "tukey" and any(a != 0 for a in settings.alphas):
+        raise CLIError("--pairs-test tukey compares mean effectiveness: it takes --alpha 0 only")
+    frames = []
+    for base in bases:
+        for alpha in settings.alphas:
+            try:
+                pairs = compare_systems(inputs.matrices[repr(base)], test=args.pairs_test, alpha=alpha,
+                                        correction=settings.correction, level=args.level,
+                                        n_resamples=args.resamples, seed=args.seed, null=args.null)
+            except ValueError as e:
+                raise CLIError(str(e)) from e
+            frames.append(pairs.assign(measure=repr(base), alpha=alpha))
+    table = pd.concat(frames, ignore_index=True)
+    return table[["measure", "alpha", *(c for c in table.columns if c not in ("measure", "alpha"))]]
+
+
+def _check_finite(table: Any, measures: Sequence[Any], perquery: bool) -> None:
+    """Refuse a URisk/ZRisk value (or TRisk's per-topic x) that overflowed float64 at a huge α.
+
+    ``(1 + α) · loss`` exceeds 1.8e308 only for α near the float64 limit; the value would print as
+    ``-inf``. TRisk itself never overflows (it is computed in a scaled form); its ``±inf`` when the
+    standard error is 0 follows ``scipy.stats.ttest_rel`` and is documented.
+    """
+    import numpy as np
+
+    names = {repr(m) for m in measures if m.NAME in ("URisk", "ZRisk")}
+    names |= {f"{m!r} x" for m in measures if m.NAME == "TRisk"}
+    if perquery:
+        rows = table[table["measure"].astype(str).isin(names)]
+        bad = list(rows.loc[np.isinf(rows["value"].to_numpy(dtype=float)), "measure"].astype(str))
+    else:
+        bad = [c for c in table.columns if c in names and np.isinf(table[c].to_numpy(dtype=float)).any()]
+    if bad:
+        raise CLIError(f"{bad[0]} overflows float64 (its magnitude exceeds 1.8e308 at this α); "
+                       "use a smaller --alpha")
+
+
+def _write(table: Any, args: Any, settings: Settings) -> str:
+    """The table as text (and in ``--output``), with the paper options passed on to ``write_table``."""
+    from ..reporting._tables import write_table
+
+    _, base_test = _base_test(args)
+    test = f"{base_test}; risk measures: {settings.risk_test.describe()}"
+    try:
+        return write_table(table, args.output, format=args.format, floatfmt=f".{args.round}f",
+                           caption=args.caption, label=args.label, bold=args.bold,
+                           significance=args.significance, level=args.level, test=test,
+                           correction=settings.correction, layout=args.layout, short_labels=args.short_labels)
+    except OSError as e:  # write_table names the path in strerror
+        raise CLIError(e.strerror or str(e)) from e
+    except ValueError as e:
+        raise CLIError(str(e)) from e
+
+
+# -- the command -------------------------------------------------------------------------------------
+def run_eval(args: Any) -> int:
+    """Run ``pyterrier-risk eval`` with parsed ``args``; a user error raises :class:`CLIError`."""
+    settings = _settings(args)
+    bases, given_risk = _parse_measures(args.measure)
+    aggregates = _aggregates_used(args.baselines or [], given_risk)
+    evaluated = _unique([*bases, *(m.base for m in given_risk)])
+    if args.evalfile:
+        inputs = from_evalfiles(args, evaluated, aggregates)
+    else:
+        inputs = from_runs(args, evaluated, [*bases, *given_risk], aggregates,
+                           expand_runs(args.runs, args.runs_from))
+    given_risk = _with_baseline(given_risk, inputs.baseline)
+    asked = _risk_measures(bases, settings.alphas, inputs.baseline, args.baselines or [], len(inputs.names),
+                           not args.no_zrisk)
+    risk = _unique([*given_risk, *asked])
+    if args.all_pairs:
+        table = _pairs(inputs, bases or _unique([m.base for m in given_risk]), args, settings)
+    else:
+        table = _results(inputs, bases, risk, args, settings)
+        _check_finite(table, risk, bool(args.perquery))
+    text = _write(table, args, settings)
+    if args.output is None:
+        sys.stdout.write(text)
+    if args.plots is not None:
+        base = bases[0] if bases else given_risk[0].base
+        written = _eval_plots(inputs, base, settings.alphas, args.plots)
+        print(f"{PROG}: wrote {len(written)} plots to {args.plots}", file=sys.stderr)
+    return 0
+
+
+def _eval_plots(inputs: Inputs, measure: Any, alphas: Sequence[float], folder: Path) -> list[Path]:
+    """The paper plots: GeoRisk vs α and, against the baseline, risk–gain, helped–hurt and T_J per run.
+
+    GeoRisk is drawn over :func:`~pyterrier_risk.reporting._plots.alpha_grid` (21 even steps to the
+    largest α, plus each α asked for), so the cost does not grow with the size of α.
+    """
+    import numpy as np
+    import pandas as pd
+
+    from ..core._trisk import trisk
+    from ..core._urisk import risk_reward
+    from ..reporting import _plots as plots
+
+    matrix, baseline, written = inputs.matrices[repr(measure)], inputs.baseline, []
+
+    def safe(name: str) -> str:
+        return re.sub(r"[^A-Za-z0-9._-]+", "_", name)
+
+    try:
+        if len(matrix) >= 2:
+            with np.errstate(over="ignore"):  # (1 + α) · z → -inf at α near 1e308: GeoRisk is then 0
+                plots.plot_georisk_alpha(matrix, plots.alpha_grid(alphas), path=folder / "georisk_alpha.png",
+                                         title=f"GeoRisk of {len(matrix)} runs on {measure}")
+            written.append(folder / "georisk_alpha.png")
+        if baseline is not None:
+            base = matrix.loc[baseline]
+            others = [n for n in matrix.index if n != baseline]
+            rows = [{"name": n, **risk_reward(matrix.loc[n], base).as_dict()} for n in others]
+            if rows:
+                plots.plot_risk_gain(pd.DataFrame(rows), label=None, path=folder / "risk_gain.png",
+                                     title=f"Risk–gain of each run against {baseline} on {measure}")
+                written.append(folder / "risk_gain.png")
+            for n in others:
+                plots.plot_helped_hurt(matrix.loc[n], base, measure=str(measure), title=f"{n} vs. {baseline}",
+                                       path=folder / f"helped_hurt_{safe(n)}.png")
+                tj = {f"α={a:g}": trisk(matrix.loc[n], base, alpha=a).t_j for a in alphas}
+                plots.plot_topic_tj(tj, path=folder / f"topic_tj_{safe(n)}.png",
+                                    title=f"T_J per topic: {n} vs. {baseline} on {measure}")
+                written += [folder / f"helped_hurt_{safe(n)}.png", folder / f"topic_tj_{safe(n)}.png"]
+    except OSError as e:  # the plots name the path in strerror
+        raise CLIError(e.strerror or str(e)) from e
+    return written
