@@ -438,7 +438,10 @@ def test_georisk_kernel_series_and_direct_paths_agree():
     # the pair loop's batched series path against its per-pair path (forced by an out-of-range u0)
     labels, scores, baseline, group = random_set(3, nq=400, size=12)
     others = np.random.default_rng(2).normal(size=(len(scores), 4))
-    obj = objective("georisk", alpha=5.0, baselines=np.column_stack([baseline, others]))
+    obj = objective(
+        "georisk", alpha=5.0, baselines=np.column_stack([baseline, others]), georisk_weight="ndcg_units",
+        risk_norm="weighted",
+    )  # the kernel's GeoRisk path (the default weight is a per-query multiplier)
     call(obj, scores, labels, group)
     bd = obj._bound
     order, mm = K.sort_and_ndcg(scores, bd.y, bd.qstart, obj.label_gain, bd.disc, bd.inv_cut, 10)
@@ -454,7 +457,7 @@ def test_georisk_kernel_series_and_direct_paths_agree():
             scores, bd.y, bd.qstart, order, bd.inv_trunc, obj.label_gain, bd.disc, bd.table,
             bd.sig_min, bd.sig_max, bd.sig_factor, 1.0, True, 30, K.MODE_GEORISK, np.ones(nq), mm,
             np.zeros(nq), np.zeros(nq), st.in_matrix, st.col_total, st.z_rest, st.z_w, st.wa, st.wb, g,
-            bd.phi,
+            bd.phi, False,
         ))  # fmt: skip
     (g1, h1), (g2, h2) = grads
     assert np.abs(g1).max() > 0

@@ -137,7 +137,8 @@ def test_urisk_reduces_queries_below_bm25_and_tfaro_keeps_ndcg(mq2008):
     below20, _ = fit("urisk", 20.0)
     assert below5 < below0 and below20 < below0, (below0, below5, below20)
     _, ndcg_faro = fit("tfaro", 5.0)
-    assert abs(ndcg_faro - ndcg0) / ndcg0 < 0.01, (ndcg_faro, ndcg0)
+    # T-FARO keeps effectiveness (with risk_norm='native' it fits the training queries slightly faster)
+    assert (ndcg0 - ndcg_faro) / ndcg0 < 0.01, (ndcg_faro, ndcg0)
 
 
 @pytest.mark.realdata

@@ -429,6 +429,29 @@ def _pair_update(
 
 
 @jit(inline="always")
+def _pair_lambda(
+    delta: float,
+    delta_score: float,
+    scale_by_score: bool,
+    table: np.ndarray,
+    sig_min: float,
+    sig_max: float,
+    sig_factor: float,
+    sigmoid: float,
+) -> float:
+    """The λ :func:`_pair_update` computes for ``delta``, without adding it (for ``native_norm``)."""
+    if scale_by_score:
+        delta /= _F32_001 + abs(delta_score)
+    if delta_score <= sig_min:
+        p_lambda = table[0]
+    elif delta_score >= sig_max:
+        p_lambda = table[SIGMOID_BINS - 1]
+    else:
+        p_lambda = table[int((delta_score - sig_min) * sig_factor)]
+    return p_lambda * (-sigmoid * delta)
+
+
+@jit(inline="always")
 def _pair_weight(
     mode: int,
     dm: float,
@@ -512,6 +535,7 @@ def lambdas(
     qwb: np.ndarray,
     geo: np.ndarray,
     phi: np.ndarray,
+    native_norm: bool,
 ) -> tuple[np.ndarray, np.ndarray]:
     """LambdaMART gradients and hessians (float32), LightGBM's pair arithmetic, risk-weighted ΔM.
 
@@ -522,6 +546,11 @@ def lambdas(
     constants at the ``GEO_*`` slots; ``phi`` is :func:`normal_cdf_table` (always the real table:
     numba may hoist a table read out of a branch that a mode never takes). Queries outside the
     GeoRisk matrix use ``qmult``.
+
+    ``native_norm``: LightGBM's per-query normalisation ``log2(1 + S)/S`` takes ``S`` from the
+    native (unweighted ``|ΔM|``) λs, so the risk weights act on top of it instead of being flattened
+    by it; otherwise ``S`` sums the risk-weighted λs (the paper's ``ΔM′`` plugged into LightGBM as
+    is). With unit weights (α = 0) the two sums are the same numbers.
 
     Every array is read only at indices its own length allows, whatever the mode.
     """
@@ -569,6 +598,7 @@ def lambdas(
         ibuf = np.empty(2 * cap, dtype=np.int64)  # rows of the higher and the lower label
         m = 0
         sum_lambdas = 0.0
+        sum_native = 0.0
         for i in range(n_top):
             di = order[start + i]
             score_i = scores[start + di]
@@ -598,6 +628,10 @@ def lambdas(
                     delta_score = score_i - score_j
                     dcg_gap = gain_i - label_gain[lj]
                 delta = dcg_gap * abs(disc_i - disc[j]) * imd
+                if native_norm:
+                    sum_native -= 2.0 * _pair_lambda(
+                        delta, delta_score, scale_by_score, table, sig_min, sig_max, sig_factor, sigmoid
+                    )
                 if batch:
                     fbuf[m] = delta if improving else -delta
                     fbuf[2 * cap + m] = delta_score
@@ -625,6 +659,8 @@ def lambdas(
                     scale_by_score, table, sig_min, sig_max, sig_factor, sigmoid,
                 )  # fmt: skip
                 sum_lambdas -= 2.0 * p_lambda
+        if native_norm:
+            sum_lambdas = sum_native
         if norm and sum_lambdas > 0.0:
             factor = math.log2(1.0 + sum_lambdas) / sum_lambdas
             for i in range(cnt):

@@ -21,6 +21,7 @@ same model as ``objective='lambdarank'``. See ``docs/objectives.md`` for formula
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import math
 from collections.abc import Sequence
@@ -45,6 +46,10 @@ _LAMBDARANK_DEFAULTS: dict[str, Any] = {
     "label_gain": None,  # LightGBM default: 2^i - 1, i = 0..30
 }
 _UNSET: Any = object()
+# where the risk weights meet LightGBM's per-query normalisation log2(1 + S)/S (docs/objectives.md)
+RISK_NORMS = ("native", "weighted")
+# GeoRisk's pair weight: the default per-query ratio, the paper's |ΔGeoRisk|, or |ΔGeoRisk| in NDCG units
+GEORISK_WEIGHTS = ("ratio", "dincer2016", "ndcg_units")
 # below this many rows the per-round work is a few ms and thread start-up costs more than it saves
 _PARALLEL_MIN_ROWS = 50_000
 
@@ -165,6 +170,17 @@ class RiskObjective:
             numba's threads (queries are processed in parallel).
         record_ndcg: keep the model's per-query NDCG@cutoff of every round in ``ndcg_history_``
             (rounds × queries; off by default to keep memory flat on large query sets).
+        risk_norm: ``'native'`` (default): LightGBM's per-query normalisation ``log2(1 + S)/S`` is
+            computed from the native λs and the risk weights act after it, so a pair weight ``w``
+            is exactly a ``w``-fold gradient; ``'weighted'``: the normalisation of the risk-weighted
+            λs (the papers' ``ΔM′`` plugged into LightGBM as is), which flattens the per-query
+            emphasis. Identical at α = 0.
+        georisk_weight: GeoRisk's pair weight. ``'ratio'`` (default): ``|ΔM|`` times
+            ``D_q(α)/D_q(0)``, the query's GeoRisk derivative at α over the same at α = 0 (a
+            per-query multiplier, 1 at α = 0; see :func:`_georisk_ratio`); ``'dincer2016'``: the
+            paper's ``|GeoRisk(M_m + ΔM) − GeoRisk(M_m)|`` as is; ``'ndcg_units'``: that difference
+            divided by GeoRisk's mean-only derivative (version 0.1's choice; always used with
+            ``georisk_update='exact'``).
         **lambdarank_params: LightGBM's ``sigmoid`` (1.0), ``lambdarank_truncation_level`` (30),
             ``lambdarank_norm`` (True) and ``label_gain`` (``2^i - 1``).
 
@@ -195,12 +211,17 @@ class RiskObjective:
         georisk_update: str = "incremental",
         num_threads: int | None = None,
         record_ndcg: bool = False,
+        risk_norm: str = "native",
+        georisk_weight: str = "ratio",
         **lambdarank_params: Any,
     ) -> None:
         if not isinstance(kind, str) or kind not in KINDS:
             raise ValueError(f"unknown objective kind {kind!r}; expected one of {', '.join(KINDS)}")
-        if georisk_update not in ("incremental", "exact"):
-            raise ValueError(f"georisk_update must be 'incremental' or 'exact', got {georisk_update!r}")
+        _check_choice(georisk_update, "georisk_update", ("incremental", "exact"))
+        _check_choice(risk_norm, "risk_norm", RISK_NORMS)
+        _check_choice(georisk_weight, "georisk_weight", GEORISK_WEIGHTS)
+        if georisk_update == "exact" and georisk_weight == "ratio":
+            georisk_weight = "ndcg_units"  # the ratio is the incremental update's derivative
         alpha = check_alpha(alpha)
         check_int(cutoff, "cutoff")
         check_int(se_round, "se_round", minimum=0, allow_none=True)
@@ -211,6 +232,8 @@ class RiskObjective:
         self.cutoff = int(cutoff)
         self.se_round = None if se_round is None else int(se_round)
         self.georisk_update = georisk_update
+        self.risk_norm = risk_norm
+        self.georisk_weight = georisk_weight
         self.num_threads = None if num_threads is None else int(num_threads)
         self.record_ndcg = bool(record_ndcg)
         self.sigmoid = sigmoid
@@ -440,7 +463,7 @@ class RiskObjective:
             preds, bd.y, bd.qstart, order, bd.inv_trunc, self.label_gain, bd.disc, bd.table,
             bd.sig_min, bd.sig_max, bd.sig_factor, self.sigmoid, self.norm, self.truncation_level, w.mode,
             w.mult, mm, w.mb, w.alpha, w.geo.in_matrix, w.geo.col_total, w.geo.z_rest, w.geo.z_w, w.geo.wa,
-            w.geo.wb, w.geo.constants(), bd.phi,
+            w.geo.wb, w.geo.constants(), bd.phi, self.risk_norm == "native" and self.alpha > 0,
         )  # fmt: skip
         if weight is not None:
             wt = np.asarray(weight, dtype=np.float32)
@@ -470,8 +493,14 @@ class RiskObjective:
             else:
                 w.mult = 1.0 + ap
         elif self.kind == "georisk" and self.alpha > 0:
-            w.mode = K.MODE_GEORISK if self.georisk_update == "incremental" else K.MODE_GEORISK_EXACT
             w.geo = self._georisk_state(mm, bd.mb, bd.active)
+            if self.georisk_weight == "ratio":
+                w.mult = self.georisk_ratio_ = _georisk_ratio(w.geo, mm)
+                w.geo = _empty_georisk_round(nq, georisk=w.geo.georisk)
+            else:
+                w.mode = K.MODE_GEORISK if self.georisk_update == "incremental" else K.MODE_GEORISK_EXACT
+                if self.georisk_weight == "dincer2016":
+                    w.geo = dataclasses.replace(w.geo, scale=1.0)
         return w
 
     def _record(self, mm: np.ndarray, bd: _Bound, w: _PairWeights) -> None:
@@ -556,13 +585,75 @@ class _PairWeights:
     geo: GeoRiskRound
 
 
-def _empty_georisk_round(nq: int) -> GeoRiskRound:
+def _empty_georisk_round(nq: int, georisk: float = 0.0) -> GeoRiskRound:
+    """A round state with no query in the GeoRisk matrix (the kernels' GeoRisk modes unused)."""
     zeros = np.zeros(nq)
     return GeoRiskRound(
         in_matrix=np.zeros(nq, dtype=np.bool_), col_total=zeros, z_rest=zeros, z_w=zeros, wa=zeros, wb=zeros,
-        s_model=0.0, n_total=0.0, c=0.0, alpha=0.0, georisk=0.0, scale=0.0, u0=0.0, phi_u0=0.0, density=0.0,
-        coef=np.zeros(5),
+        s_model=0.0, n_total=0.0, c=0.0, alpha=0.0, georisk=georisk, scale=0.0, u0=0.0, phi_u0=0.0,
+        density=0.0, coef=np.zeros(5),
     )  # fmt: skip
+
+
+def _georisk_ratio(st: GeoRiskRound, mm: np.ndarray) -> np.ndarray:
+    r"""Per-query multiplier :math:`D_q(\alpha)/D_q(0)` of GeoRisk's default pair weight.
+
+    :math:`D_q(\alpha) = \partial\,\mathrm{GeoRisk}_\alpha / \partial M_m(q)` under the paper's
+    incremental update (Dinçer et al. 2016, §6: the query's :math:`z_q` re-expected from the updated
+    totals :math:`S, T_q, N`, the other queries' z held):
+
+    .. math::
+
+        D_q = \frac{\Phi(u)/c + (S/c)\,\varphi(u)\,w_q\,z_q'/c}{2\,\mathrm{GeoRisk}},\quad
+        u = \frac{\sum_k w_k z_k}{c},\quad
+        z_q' = \frac{(1 - e_q')\,e_q - \tfrac12 (x_q - e_q)\,e_q'}{e_q^{3/2}},\quad
+        e_q' = \frac{T_q + S}{N} - \frac{S\,T_q}{N^2},
+
+    :math:`w_k = 1 + \alpha` where :math:`z_k < 0`. Since :math:`D_q \propto \sqrt{\Phi(u)}\,A_q` with
+    :math:`A_q = 1 + (S/c)\,w_q\,z_q'\,\varphi(u)/\Phi(u)`, and the factor :math:`\sqrt{\Phi(u)}` is
+    common to all queries (it only rescales every gradient, which LightGBM's Newton steps undo), the
+    multiplier is :math:`A_q(\alpha)/A_q(0)`, divided by its median over the queries at or above their
+    expected value: those weigh about 1, the queries below it about :math:`1 + \alpha` times more, as a
+    losing query in U-CRO. It is exactly 1 at α = 0 and does not vanish when GeoRisk saturates
+    (:math:`\Phi(u) \to 0` at a very large α). Queries outside the matrix (or with no expectation)
+    get 1.
+    """
+    from scipy.special import log_ndtr
+
+    out = np.ones(len(mm))
+    cols = np.flatnonzero(st.in_matrix)
+    if not len(cols) or st.s_model <= 0 or st.n_total <= 0:
+        return out
+    s, n, c, col = st.s_model, st.n_total, st.c, st.col_total[cols]
+    e = s * col / n
+    live = e > 0
+    e_safe = np.where(live, e, 1.0)
+    neg = st.z_w[cols] < 0
+    z = np.where(neg, st.z_w[cols] / (1.0 + st.alpha), st.z_w[cols])
+    de = (col + s) / n - s * col / n**2
+    dz = np.where(live, ((1.0 - de) * e_safe - 0.5 * (mm[cols] - e_safe) * de) / e_safe**1.5, 0.0)
+
+    def emphasis(alpha: float) -> np.ndarray:
+        # D_q = sqrt(Φ(u)) · A_q / (2·sqrt(c·S)), A_q = 1 + (S/c)·w_q·z_q'·φ(u)/Φ(u); sqrt(Φ(u)) is common
+        # to all queries, so only A_q (with the Mills ratio from log Φ: no 0/0 when GeoRisk saturates)
+        w = np.where(neg, 1.0 + alpha, 1.0)
+        u = float((w * z).sum()) / c
+        mills = math.exp(-0.5 * u * u - 0.5 * math.log(2.0 * math.pi) - float(log_ndtr(u)))
+        return 1.0 + s / c * w * dz * mills
+
+    a_alpha, a_zero = emphasis(st.alpha), emphasis(0.0)
+    good = live & (a_zero > 0)
+    ratio = np.where(good, np.maximum(a_alpha, 0.0) / np.where(good, a_zero, 1.0), 1.0)
+    reference = ratio[good & ~neg]  # the queries at or above their expected value weigh about 1
+    if st.alpha > 0 and len(reference):
+        ratio = ratio / np.median(reference)
+    out[cols] = np.where(good, ratio, 1.0)
+    return out
+
+
+def _check_choice(value: Any, name: str, choices: tuple[str, ...]) -> None:
+    if value not in choices:
+        raise ValueError(f"{name} must be one of {', '.join(map(repr, choices))}, got {value!r}")
 
 
 def _lambdarank_settings(params: dict[str, Any]) -> tuple[float, int, np.ndarray]:
@@ -630,8 +721,8 @@ def objective(kind: str, **options: Any) -> RiskObjective:
             ``'georisk'``.
         **options: keyword-only options of :class:`RiskObjective` (``alpha``, ``baseline``,
             ``baselines``, ``cutoff``, ``se_round``, ``georisk_update``, ``num_threads``,
-            ``record_ndcg`` and LightGBM's ``sigmoid``, ``lambdarank_truncation_level``,
-            ``lambdarank_norm``, ``label_gain``), documented there.
+            ``record_ndcg``, ``risk_norm``, ``georisk_weight`` and LightGBM's ``sigmoid``,
+            ``lambdarank_truncation_level``, ``lambdarank_norm``, ``label_gain``), documented there.
 
     Returns:
         A :class:`RiskObjective`, usable as ``lightgbm.train(params={'objective': obj, ...})`` or

@@ -1,0 +1,119 @@
+"""risk_norm (where the risk weights meet LightGBM's per-query normalisation) and georisk_weight."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from scipy.special import ndtr
+
+from pyterrier_risk.learning._objective import GEORISK_WEIGHTS, KINDS, RISK_NORMS, _georisk_ratio, objective
+
+
+def random_set(seed=0, nq=40, size=8):
+    rng = np.random.default_rng(seed)
+    group = np.full(nq, size)
+    return rng.integers(0, 3, nq * size), rng.normal(size=nq * size), rng.normal(size=nq * size), group
+
+
+def call(obj, scores, labels, group):
+    labels, scores = np.asarray(labels, dtype=np.float64), np.asarray(scores, dtype=np.float64)
+    return obj(labels, scores, None, np.asarray(group))
+
+
+def kw_for(kind, baseline):
+    if kind in ("urisk", "tsaro", "tfaro"):
+        return {"baseline": baseline}
+    if kind in ("tfaro_star", "georisk"):
+        return {"baselines": np.column_stack([baseline, -baseline, baseline**2])}
+    return {}
+
+
+@pytest.mark.parametrize("kind", KINDS)
+@pytest.mark.parametrize("risk_norm", RISK_NORMS)
+@pytest.mark.parametrize("georisk_weight", GEORISK_WEIGHTS)
+def test_alpha_zero_is_bit_identical_to_lambdarank(kind, risk_norm, georisk_weight):
+    labels, scores, baseline, group = random_set(6)
+    g0, h0 = call(objective("lambdarank"), scores, labels, group)
+    options = {"risk_norm": risk_norm, "georisk_weight": georisk_weight, **kw_for(kind, baseline)}
+    obj = objective(kind, alpha=0.0, **options)
+    g, h = call(obj, scores, labels, group)
+    np.testing.assert_array_equal(g, g0)
+    np.testing.assert_array_equal(h, h0)
+
+
+def _per_query_ratio(g, g0, group):
+    s = np.concatenate([[0], np.cumsum(group)])
+    bounds = zip(s[:-1], s[1:], strict=True)
+    return np.array([np.abs(g[a:b]).sum() / max(np.abs(g0[a:b]).sum(), 1e-30) for a, b in bounds])
+
+
+@pytest.mark.parametrize("kind", ["tfaro", "tfaro_star", "georisk"])
+def test_native_norm_applies_the_query_multiplier_after_normalisation(kind):
+    # multiplier kinds: with risk_norm='native' the gradients are exactly native lambdarank's (norm on) times
+    # the per-query multiplier; with 'weighted' LightGBM's normalisation flattens the multiplier
+    labels, scores, baseline, group = random_set(3)
+    g0, h0 = call(objective("lambdarank"), scores, labels, group)
+    obj = objective(kind, alpha=5.0, risk_norm="native", **kw_for(kind, baseline))
+    g, h = call(obj, scores, labels, group)
+    mult = 1.0 + obj.alpha_prime_ if kind != "georisk" else obj.georisk_ratio_
+    np.testing.assert_allclose(g, g0 * np.repeat(mult, group), rtol=2e-6, atol=1e-7)
+    np.testing.assert_allclose(h, h0 * np.repeat(mult, group), rtol=2e-6, atol=1e-7)
+    weighted = objective(kind, alpha=5.0, risk_norm="weighted", **kw_for(kind, baseline))
+    gw, _ = call(weighted, scores, labels, group)
+    r_native, r_weighted = _per_query_ratio(g, g0, group), _per_query_ratio(gw, g0, group)
+    ok = np.add.reduceat(np.abs(g0), np.concatenate([[0], np.cumsum(group)[:-1]])) > 0
+    assert r_native[ok].max() / r_native[ok].min() > r_weighted[ok].max() / r_weighted[ok].min()
+
+
+def _georisk_incremental(mm, mb, j, alpha):
+    """Finite-difference dGeoRisk/dM_m(j), the paper's incremental update (only z_j re-expected)."""
+    x = np.vstack([mb, mm[None]])
+    col, n, s = x.sum(0), x.sum(), x[-1].sum()
+    z0 = (x[-1] - s * col / n) / np.sqrt(s * col / n)
+    c = x.shape[1]
+
+    def g(d):
+        x2 = x.copy()
+        x2[-1, j] += d
+        col2, n2, s2 = x2.sum(0), x2.sum(), x2[-1].sum()
+        z = z0.copy()
+        e2 = s2 * col2[j] / n2
+        z[j] = (x2[-1, j] - e2) / math.sqrt(e2)
+        w = np.where(z < 0, 1 + alpha, 1)
+        return math.sqrt(s2 / c * ndtr((w * z).sum() / c))
+
+    h = 1e-6
+    return (g(h) - g(0.0)) / h, z0[j]
+
+
+def test_georisk_ratio_is_the_ratio_of_derivatives_up_to_a_common_factor():
+    rng = np.random.default_rng(0)
+    mb, mm = rng.uniform(0.05, 1, (5, 30)), rng.uniform(0.05, 1, 30)
+    for alpha in (1.0, 5.0, 20.0):
+        obj = objective("georisk", alpha=alpha, baselines=np.zeros((2, 2)))
+        r = _georisk_ratio(obj._georisk_state(mm, mb, np.ones(30, dtype=bool)), mm)
+        fd = np.array([_georisk_incremental(mm, mb, j, alpha)[0] / _georisk_incremental(mm, mb, j, 0.0)[0]
+                       for j in range(30)])  # fmt: skip
+        z = np.array([_georisk_incremental(mm, mb, j, 0.0)[1] for j in range(30)])
+        common = fd / r
+        np.testing.assert_allclose(common, common[0], rtol=1e-4)  # D(alpha)/D(0) up to one factor
+        assert np.median(r[z >= 0]) == pytest.approx(1.0)  # queries at/above expectation weigh ~1
+        assert r[z < 0].min() > r[z >= 0].max()  # queries below their expected value weigh more
+    # alpha -> 0: the multiplier tends to 1 (continuous with the alpha = 0 native objective)
+    tiny = objective("georisk", alpha=1e-9, baselines=np.zeros((2, 2)))
+    r0 = _georisk_ratio(tiny._georisk_state(mm, mb, np.ones(30, dtype=bool)), mm)
+    np.testing.assert_allclose(r0, 1.0, atol=1e-6)
+    # a saturated GeoRisk (huge alpha): finite, not all zero
+    huge = objective("georisk", alpha=1e6, baselines=np.zeros((2, 2)))
+    rh = _georisk_ratio(huge._georisk_state(mm, mb, np.ones(30, dtype=bool)), mm)
+    assert np.isfinite(rh).all() and rh.max() > 1
+
+
+def test_options_are_checked_and_exact_update_keeps_the_difference_weight():
+    with pytest.raises(ValueError, match="risk_norm must be one of 'native', 'weighted'"):
+        objective("urisk", baseline=[1.0], risk_norm="post")
+    with pytest.raises(ValueError, match="georisk_weight must be one of"):
+        objective("georisk", baselines=[[1.0]], georisk_weight="paper")
+    assert objective("georisk", baselines=[[1.0]], georisk_update="exact").georisk_weight == "ndcg_units"
