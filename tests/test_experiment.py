@@ -693,3 +693,98 @@ def test_corrections_of_the_ordinary_measures_match_pt_experiment(method):
     rest = [c for c in theirs.columns if c not in corrected]
     pd.testing.assert_frame_equal(ours[rest], theirs[rest], check_exact=True)
     pd.testing.assert_frame_equal(ours[corrected], theirs[corrected], check_exact=True)
+
+
+# -- issue 11: checks before any evaluator, corrections of the risk p-values, a randomization test ---------
+def test_measures_and_qrels_that_would_crash_an_evaluator_are_value_errors():
+    """In a subprocess: pytrec_eval aborts (SIGABRT) on nDCG@0, crashes on a topic with only labels < -1."""
+    import subprocess
+    import sys
+
+    script = (
+        "import numpy as np, pandas as pd, pyterrier_risk as pr\n"
+        "from ir_measures import AP, ERR, nDCG\n"
+        "qids = ['1', '2', '3']\n"
+        "qrels = pd.DataFrame([(q, f'd{d}', d % 2) for q in qids for d in range(4)],\n"
+        "                     columns=['qid', 'docno', 'label'])\n"
+        "topics = pd.DataFrame({'qid': qids, 'query': 'q'})\n"
+        "run = pd.DataFrame([(q, f'd{d}', 4.0 - d, d) for q in qids for d in range(4)],\n"
+        "                   columns=['qid', 'docno', 'score', 'rank'])\n"
+        "spam = pd.concat([qrels, pd.DataFrame({'qid': ['9'], 'docno': ['d0'], 'label': [-2]})])\n"
+        "named = qrels.assign(qid='q' + qrels['qid'])\n"
+        "cases = [([nDCG@0], qrels, {}), (['ndcg_cut_0'], qrels, {}),\n"
+        "         ([pr.URisk(AP, baseline=0), nDCG@0], qrels, {}),\n"
+        "         ([AP], spam, {'filter_by_topics': False}), ([ERR@5], named, {'filter_by_topics': False})]\n"
+        "for measures, q, kw in cases:\n"
+        "    try:\n"
+        "        pr.Experiment({'a': run, 'b': run}, topics, q, measures, **kw)\n"
+        "        print('no error')\n"
+        "    except ValueError as e:\n"
+        "        print('ValueError', str(e).splitlines()[0], flush=True)\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    lines = proc.stdout.splitlines()
+    assert len(lines) == 5 and all(line.startswith("ValueError") for line in lines), lines
+    assert "cutoff" in lines[0] and "cutoff" in lines[1] and "cutoff" in lines[2]
+    assert "topic '9' has only labels below -1" in lines[3]
+    assert "gdeval.pl" in lines[4] and "'q1'" in lines[4]
+
+
+@pytest.mark.parametrize("method", ["holm", "fdr_bh", "bonferroni", "hommel"])
+def test_correction_covers_the_trisk_p_values_as_statsmodels(method):
+    multipletests = pytest.importorskip("statsmodels.stats.multitest").multipletests
+    runs = {n: random_run(s) for n, s in zip("abcdef", range(50, 56), strict=True)}
+    risk = [pr.TRisk(AP, alpha=2), pr.TRisk(nDCG @ 5, baseline="median")]
+    res = pr.Experiment(runs, TOPICS, QRELS, [AP, *risk], baseline="a", correction=method,
+                        correction_alpha=0.2)
+    for m in risk:
+        col = f"{m!r} p-value"
+        assert list(res.columns).index(f"{m!r} p-value corrected") == list(res.columns).index(col) + 2
+        known = res[col].notna()
+        assert known.sum() == (5 if m.baseline is None else 6)  # the baseline system is not a test
+        reject, corrected = multipletests(res.loc[known, col], alpha=0.2, method=method)[:2]
+        np.testing.assert_allclose(res.loc[known, f"{col} corrected"], corrected, rtol=1e-12)
+        assert list(res.loc[known, f"{m!r} reject"]) == list(reject)
+        assert res.loc[~known, f"{col} corrected"].isna().all() and not res.loc[~known, f"{m!r} reject"].any()
+
+
+def test_correction_of_trisk_needs_no_experiment_baseline():
+    res = pr.Experiment(RUNS, TOPICS, QRELS, [pr.TRisk(AP, baseline="mean")], correction="holm")
+    assert res["TRisk(AP,baseline='mean') p-value corrected"].notna().all()
+    with pytest.raises(ValueError, match="no baseline was specified"):
+        pr.Experiment(RUNS, TOPICS, QRELS, [AP, pr.URisk(AP, baseline="mean")], correction="holm")
+
+
+def _exact_sign_flip_p(x: np.ndarray) -> float:
+    """All 2^c sign flips of x, studentised mean (TRisk's statistic), two-sided; written out here."""
+    import itertools
+
+    flips = np.array(list(itertools.product([1.0, -1.0], repeat=len(x))))
+    y = flips * x
+    t = y.mean(axis=1) / (y.std(axis=1, ddof=1) / np.sqrt(len(x)))
+    return float(np.mean(np.abs(t) >= abs(t[0]) * (1 - 1e-12)))
+
+
+def test_risk_test_randomization_is_the_exact_sign_flip_test():
+    risk = [pr.TRisk(AP, alpha=3, baseline="bm25"), pr.TRisk(nDCG @ 5, baseline="mean")]
+    res = pr.Experiment(RUNS, TOPICS, QRELS, risk, risk_test="randomization").set_index("name")
+    t_res = pr.Experiment(RUNS, TOPICS, QRELS, risk).set_index("name")
+    ap, nd = matrix(AP), matrix(nDCG @ 5)
+    for i, n in enumerate(NAMES):
+        if i:
+            d = ap[i] - ap[0]
+            x = np.where(d < 0, 4 * d, d)
+            assert res.loc[n, f"{risk[0]!r} p-value"] == pytest.approx(_exact_sign_flip_p(x), abs=1e-12)
+        x = nd[i] - nd.mean(axis=0)
+        assert res.loc[n, f"{risk[1]!r} p-value"] == pytest.approx(_exact_sign_flip_p(x), abs=1e-12)
+    pd.testing.assert_series_equal(res[repr(risk[0])], t_res[repr(risk[0])])  # the statistic stays TRisk
+    # fewer resamples than 2^8: random flips, the same for the same seed
+    kw = {"risk_test": "randomization", "risk_resamples": 50, "risk_seed": 5}
+    first = pr.Experiment(RUNS, TOPICS, QRELS, risk, **kw)
+    pd.testing.assert_frame_equal(first, pr.Experiment(RUNS, TOPICS, QRELS, risk, **kw))
+    assert (first.filter(like="p-value").dropna(how="all").fillna(1) >= 1 / 51).all().all()
+    with pytest.raises(ValueError, match="unknown risk test 'bootstrap'"):
+        pr.Experiment(RUNS, TOPICS, QRELS, risk, risk_test="bootstrap")
+    with pytest.raises(ValueError, match="resamples"):
+        pr.Experiment(RUNS, TOPICS, QRELS, risk, risk_test="randomization", risk_resamples=0)

@@ -22,12 +22,13 @@ import math
 import os
 import re
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 from ._common import CLIError
 
-__all__ = ["MAX_DECIMALS", "add_eval_arguments", "arrange_eval_argv", "check_alphas", "check_decimals",
-           "expand_runs"]
+__all__ = ["MAX_DECIMALS", "EvalOptions", "add_eval_arguments", "arrange_eval_argv", "check_alphas",
+           "check_decimals", "expand_runs"]
 
 #: the most decimals ``--round`` accepts
 MAX_DECIMALS = 20
@@ -36,19 +37,22 @@ _AGGREGATES = ("mean", "median", "max")
 
 
 class _Options:
-    """The eval options and how many values each takes: ``0`` (a flag), ``1`` or ``'+'``."""
+    """The eval options, how many values each takes (``0``: a flag, ``1`` or ``'+'``) and their long names."""
 
     def __init__(self, parser: argparse.ArgumentParser) -> None:
         self.parser = parser
         self.arity: dict[str, int | str] = {}
+        self.long: dict[str, str] = {}
 
     def add(self, *flags: str, **kwargs: object) -> None:
-        """``parser.add_argument``, recording the arity of each flag."""
+        """``parser.add_argument``, recording the arity and the long name of each flag."""
         self.parser.add_argument(*flags, **kwargs)  # type: ignore[arg-type]
         action, nargs = kwargs.get("action"), kwargs.get("nargs")
         arity: int | str = 0 if action in ("store_true", "store_false", "help") else "+" if nargs else 1
+        long = next((f for f in flags if f.startswith("--")), flags[0])
         for flag in flags:
-            self.arity[flag] = arity
+            if flag.startswith("-"):
+                self.arity[flag], self.long[flag] = arity, long
 
 
 def _io_arguments(opt: _Options) -> None:
@@ -127,17 +131,25 @@ def _output_arguments(opt: _Options) -> None:
                                                       "(PNG) to DIR")
 
 
-def add_eval_arguments(parser: argparse.ArgumentParser) -> dict[str, int | str]:
-    """Add the ``eval`` options to ``parser``.
+@dataclass(frozen=True)
+class EvalOptions:
+    """What :func:`arrange_eval_argv` needs to know of the ``eval`` options.
 
-    Returns:
-        Each option string -> its number of values (``0``, ``1`` or ``'+'``), for
-        :func:`arrange_eval_argv`.
+    Attributes:
+        arity: each option string -> its number of values (``0``, ``1`` or ``'+'``).
+        long: each option string -> its long form (``-o`` -> ``--output``).
     """
+
+    arity: dict[str, int | str]
+    long: dict[str, str]
+
+
+def add_eval_arguments(parser: argparse.ArgumentParser) -> EvalOptions:
+    """Add the ``eval`` options to ``parser``; returns what :func:`arrange_eval_argv` needs."""
     opt = _Options(parser)
     for group in (_io_arguments, _measure_arguments, _test_arguments, _output_arguments):
         group(opt)
-    return {flag: n for flag, n in opt.arity.items() if flag.startswith("-")}
+    return EvalOptions(opt.arity, opt.long)
 
 
 def _is_number(token: str) -> bool:
@@ -185,11 +197,27 @@ def _resolve(token: str, arity: dict[str, int | str]) -> tuple[str | None, str |
     return name, value if eq else None
 
 
-def arrange_eval_argv(tokens: Sequence[str], arity: dict[str, int | str]) -> list[str]:
-    """``eval``'s words as argparse can read them: options (one value per word), then the runs.
+def _first_value(token: str, n: int | str, arity: dict[str, int | str]) -> bool:
+    """Whether the word after an option is its value: yes unless it is another option.
+
+    A number is a value (``--alpha -1``, refused later with a clear message), and so is an
+    option-like word that no option has, after a one-value option (``--caption '-x'``).
+    """
+    if not _is_option(token):
+        return True
+    return n == 1 and _resolve(token, arity)[0] is None
+
+
+def arrange_eval_argv(tokens: Sequence[str], known: EvalOptions) -> list[str]:
+    """``eval``'s words as argparse can read them: options (``--name=value``, one value each), then the runs.
 
     See the module docstring for the rule. Unknown options are passed on for argparse to refuse.
+
+    Example:
+        ``--measure nDCG@20 AP --alpha 5 a.run`` becomes
+        ``--measure=nDCG@20 --measure=AP --alpha=5 a.run``.
     """
+    arity = known.arity
     options: list[str] = []
     runs: list[str] = []
     words = list(tokens)
@@ -209,12 +237,13 @@ def arrange_eval_argv(tokens: Sequence[str], arity: dict[str, int | str]) -> lis
             options.append(token if name is None else name)
             continue
         values = [inline] if inline is not None else []
-        if not values and i < len(words) and (n == 1 or not _is_option(words[i])):
+        if not values and i < len(words) and _first_value(words[i], n, arity):
             values.append(words[i])
             i += 1
         while n == "+" and values and i < len(words) and _takes(name, words[i]):
             values.append(words[i])
             i += 1
+        name = known.long[name]
         options += [f"{name}={v}" for v in values] or [name]
     return [*options, *runs]
 

@@ -43,6 +43,12 @@ class Settings:
     risk_test: Any
 
 
+#: how the caption names each correction method
+_CORRECTION_NAMES = {"bonferroni": "Bonferroni", "sidak": "Šidák", "holm": "Holm", "holm-sidak": "Holm–Šidák",
+                     "simes-hochberg": "Simes–Hochberg", "hommel": "Hommel", "fdr_bh": "Benjamini–Hochberg",
+                     "fdr_by": "Benjamini–Yekutieli"}
+
+
 def _correction(method: str | None) -> str | None:
     """The canonical name of a ``--correction`` method (statsmodels' names and aliases)."""
     from ..core._significance import CORRECTION_METHODS
@@ -186,7 +192,11 @@ def _results(inputs: Inputs, bases: list[Any], risk: list[Any], args: Any, setti
     options = TableOptions(baseline=inputs.names.index(inputs.baseline) if tested else None, test=test,
                            correction=settings.correction, correction_alpha=args.level)
     table = render(tables, options, bool(args.perquery), True)
-    return table if args.perquery else table.rename(columns={"name": "run"})
+    if args.perquery:
+        return table
+    # the win/loss counts and reject flags of pt.Experiment's layout add width, not information here
+    dropped = [c for c in table.columns if str(c).endswith((" +", " -", " reject"))]
+    return table.drop(columns=dropped).rename(columns={"name": "run"})
 
 
 def _pairs(inputs: Inputs, bases: list[Any], args: Any, settings: Settings) -> Any:
@@ -242,7 +252,8 @@ def _write(table: Any, args: Any, settings: Settings) -> str:
         return write_table(table, args.output, format=args.format, floatfmt=f".{args.round}f",
                            caption=args.caption, label=args.label, bold=args.bold,
                            significance=args.significance, level=args.level, test=test,
-                           correction=settings.correction, layout=args.layout, short_labels=args.short_labels)
+                           correction=_CORRECTION_NAMES.get(settings.correction or "", settings.correction),
+                           layout=args.layout, short_labels=args.short_labels)
     except OSError as e:  # write_table names the path in strerror
         raise CLIError(e.strerror or str(e)) from e
     except ValueError as e:

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import NoReturn
 
-from ._args import add_eval_arguments, arrange_eval_argv, check_alphas
+from ._args import EvalOptions, add_eval_arguments, arrange_eval_argv, check_alphas
 from ._common import EXIT_USAGE, PROG, CLIError, one_line
 
 __all__ = ["CLIError", "main"]
@@ -31,8 +31,8 @@ class _Parser(argparse.ArgumentParser):
         self.exit(EXIT_USAGE, f"{_PROG}: error: {one_line(message)} (see '{self.prog} --help')\n")
 
 
-def _parser() -> tuple[argparse.ArgumentParser, argparse.ArgumentParser, dict[str, int | str]]:
-    """The command's parser, its ``eval`` subparser, and the arity of each ``eval`` option."""
+def _parser() -> tuple[argparse.ArgumentParser, argparse.ArgumentParser, EvalOptions]:
+    """The command's parser, its ``eval`` subparser, and what :func:`arrange_eval_argv` needs."""
     from .. import __version__
     from ._demo import DEFAULT_ALPHAS, DEFAULT_DATASET
 
@@ -63,8 +63,7 @@ def _parser() -> tuple[argparse.ArgumentParser, argparse.ArgumentParser, dict[st
         "eval", help="risk-sensitive evaluation of TREC run files or per-topic evaluation files",
         description="Evaluate TREC run files (or trec_eval -q / gdeval.pl output): one row per run, one "
                     "column per measure (named by its repr). Runs may come anywhere on the line.")
-    arity = add_eval_arguments(ev)
-    return parser, ev, arity
+    return parser, ev, add_eval_arguments(ev)
 
 
 def _demo(args: argparse.Namespace) -> int:
@@ -83,10 +82,10 @@ def _demo(args: argparse.Namespace) -> int:
 
 def _parse(argv: Sequence[str] | None) -> argparse.Namespace:
     """The parsed arguments; ``eval``'s words are sorted into options and runs first (:mod:`._args`)."""
-    parser, ev, arity = _parser()
+    parser, ev, known = _parser()
     words = list(sys.argv[1:] if argv is None else argv)
     if words and words[0] == "eval":
-        words = ["eval", *arrange_eval_argv(words[1:], arity)]
+        words = ["eval", *arrange_eval_argv(words[1:], known)]
     args = parser.parse_args(words)
     if args.command == "eval":
         if not (args.runs or args.runs_from or args.evalfile):
