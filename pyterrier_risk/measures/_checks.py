@@ -82,12 +82,12 @@ def check_measure_parameters(measures: Iterable[Measure]) -> None:
     """Raise on the first measure whose parameters no evaluator can take (:func:`parameter_problems`).
 
     Raises:
-        ValueError: ``"invalid measure <repr>: <problem>"``.
+        ValueError: ``"invalid measure <problem>"``; the problem names the (base) measure.
     """
     for measure in measures:
         problem = next(parameter_problems(measure), None)
         if problem is not None:
-            raise ValueError(f"invalid measure {measure!r}: {problem}")
+            raise ValueError(f"invalid measure {problem}")
 
 
 def _columns(qrels: pd.DataFrame) -> tuple[str, str]:
