@@ -59,3 +59,24 @@ def test_mq2008_learning_example_quick():
     assert {row[0] for row in table} == set(kinds)
     at_zero = {tuple(row[2:]) for row in table if float(row[1]) == 0}
     assert len(at_zero) == 1, "at alpha = 0 every objective must train LambdaMART's model"
+
+
+def test_mq2008_risk_study_quick(tmp_path):
+    import pandas as pd
+
+    out = tmp_path / "study.csv"
+    text = run_example("examples/mq2008_risk_study.py", "--quick", "--out", str(out))
+    table = pd.read_csv(out)
+    # native + {urisk, georisk} x {default, weighted} x alpha {0, 5}, on fold 1's 156 test queries
+    assert len(table) == 9 and set(table["n_queries"]) == {156} and set(table["seeds"]) == {1}
+    assert set(zip(table["kind"], table["recipe"], strict=True)) >= {("urisk", "weighted"), ("georisk", "default")}
+    at_zero = table[table["alpha"] == 0]
+    assert len(at_zero) == 5
+    # alpha = 0 is native lambdarank for every kind and recipe: identical per-query NDCG@10
+    assert (at_zero["max_abs_diff_native"] == 0).all() and (at_zero["d_risk_bm25"] == 0).all()
+    geo = table[(table["kind"] == "georisk") & (table["alpha"] == 5)]
+    assert geo["p_georisk_at_alpha"].between(0, 1).all()
+    assert (geo["ci_georisk_at_alpha_lo"] <= geo["d_georisk_at_alpha"]).all()
+    markdown = out.with_suffix(".md").read_text()
+    assert markdown.count("\n") == 2 + len(table) and "ΔGeoRisk α_e=α (p)" in markdown
+    assert f"wrote {out}" in text
