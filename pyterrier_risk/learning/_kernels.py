@@ -599,6 +599,15 @@ def lambdas(
         m = 0
         sum_lambdas = 0.0
         sum_native = 0.0
+        # the query's pair-weight inputs, read once (not per pair)
+        mult_q = qmult[q]
+        mm_q = qmm[q]
+        mb_q = qmb[q]
+        alpha_q = qalpha[q]
+        t_q = qt[q]
+        zrest_q = qzrest[q]
+        wa_q = qwa[q]
+        wb_q = qwb[q]
         for i in range(n_top):
             di = order[start + i]
             score_i = scores[start + di]
@@ -639,10 +648,13 @@ def lambdas(
                     ibuf[cap + m] = low
                     m += 1
                     continue
-                delta = _pair_weight(
-                    qmode, delta, improving, qmult[q], qmm[q], qmb[q], qalpha[q], qt[q], qzrest[q], qwa[q],
-                    qwb[q], g_s, g_n, g_c, g_inv_c, g_alpha, g_wneg, g_0, g_scale, g_wa, g_wb, phi,
-                )  # fmt: skip
+                if qmode == MODE_SCALE:  # the common case (LambdaMART, T-FARO, GeoRisk's ratio), inline
+                    delta = delta * mult_q
+                else:
+                    delta = _pair_weight(
+                        qmode, delta, improving, mult_q, mm_q, mb_q, alpha_q, t_q, zrest_q, wa_q, wb_q,
+                        g_s, g_n, g_c, g_inv_c, g_alpha, g_wneg, g_0, g_scale, g_wa, g_wb, phi,
+                    )  # fmt: skip
                 p_lambda = _pair_update(
                     grad, hess, high, low, delta, delta_score, scale_by_score,
                     table, sig_min, sig_max, sig_factor, sigmoid,
@@ -650,7 +662,7 @@ def lambdas(
                 sum_lambdas -= 2.0 * p_lambda
         if batch:
             _georisk_deltas_batch(
-                fbuf[:cap], fbuf[cap : 2 * cap], m, qmm[q], qt[q], qzrest[q], qzw[q], g_s, g_n, g_inv_c,
+                fbuf[:cap], fbuf[cap : 2 * cap], m, mm_q, t_q, zrest_q, qzw[q], g_s, g_n, g_inv_c,
                 g_wneg, g_0, g_a[0], g_a[1], g_a[2], g_a[3], g_a[4], g_phi0, g_inv_a0, phi,
             )  # fmt: skip
             for k in range(m):

@@ -166,7 +166,7 @@ class RiskObjective:
             row and grand totals (in O(1) per pair; only the other queries' z signs are held).
             Unlike the incremental update, this can score an improving swap as a GeoRisk loss; the
             pair's direction always follows its labels (``|ΔM′|`` is used).
-        num_threads: threads of the numba kernels; default: 1 below 50,000 rows, else all of
+        num_threads: threads of the numba kernels; default: 1 below 50,000 rows (serial kernels), else all of
             numba's threads (queries are processed in parallel).
         record_ndcg: keep the model's per-query NDCG@cutoff of every round in ``ndcg_history_``
             (rounds × queries; off by default to keep memory flat on large query sets).
@@ -309,7 +309,7 @@ class RiskObjective:
         return f"RiskObjective(kind={self.kind!r}, alpha={self.alpha}, cutoff={self.cutoff})"
 
     # ------------------------------------------------------------------ binding to the data
-    def _bind(self, labels: np.ndarray, group: Any) -> _Bound:
+    def _bind(self, labels: np.ndarray, group: Any, parallel: bool = False) -> _Bound:
         from . import _kernels as K
 
         if group is None:
@@ -346,11 +346,11 @@ class RiskObjective:
         return _Bound(
             n=n, group=group, labels=lab, y=y, qstart=qstart, disc=disc, inv_trunc=inv_trunc, inv_cut=inv_cut,
             active=active, table=table, sig_min=sig_min, sig_max=sig_max, sig_factor=sig_factor,
-            phi=_phi_table(), mb=self._baseline_ndcg(y, qstart, disc, inv_cut),
+            phi=_phi_table(), mb=self._baseline_ndcg(y, qstart, disc, inv_cut, parallel),
         )  # fmt: skip
 
     def _baseline_ndcg(
-        self, y: np.ndarray, qstart: np.ndarray, disc: np.ndarray, inv_cut: np.ndarray
+        self, y: np.ndarray, qstart: np.ndarray, disc: np.ndarray, inv_cut: np.ndarray, parallel: bool
     ) -> np.ndarray | None:
         """Per-query NDCG@cutoff of the baseline(s): one row (single), the mean row or the matrix."""
         from . import _kernels as K
@@ -358,6 +358,7 @@ class RiskObjective:
         b = self._baseline_scores
         if b is None:
             return None
+        sort = K.sort_and_ndcg if parallel else K.sort_and_ndcg_serial
         n = len(y)
         if b.shape[0] != n:
             hint = " (baselines is systems × rows: pass its transpose)" if b.shape[1] == n else ""
@@ -366,7 +367,7 @@ class RiskObjective:
                 f"pass one score per training row, in training-row order{hint}"
             )
         mats = np.stack(
-            [K.sort_and_ndcg_serial(np.ascontiguousarray(b[:, s]), y, qstart, self.label_gain, disc, inv_cut,
+            [sort(np.ascontiguousarray(b[:, s]), y, qstart, self.label_gain, disc, inv_cut,
                              self.cutoff)[1] for s in range(b.shape[1])]
         )  # fmt: skip
         if self.kind in _SINGLE:
@@ -404,7 +405,9 @@ class RiskObjective:
         threads = self.num_threads or (1 if n < _PARALLEL_MIN_ROWS else numba.config.NUMBA_NUM_THREADS)
         threads = min(threads, numba.config.NUMBA_NUM_THREADS)
         preds = np.asarray(preds, dtype=np.float64)
-        if threads == 1:  # the serial kernels: same results, and half the compile time of parallel ones
+        if threads == 1 and n < _PARALLEL_MIN_ROWS:
+            # the serial kernels: same results, half the compile time of the parallel ones (what a small
+            # set's first call pays), but slower per row than the parallel pipeline even on one thread
             return self._gradients(preds, np.asarray(labels), group, weight, parallel=False)
         previous = numba.get_num_threads()
         if threads != previous:
@@ -425,7 +428,7 @@ class RiskObjective:
         # lightgbm.train deep-copies its params: keep one object so that its diagnostics are the caller's
         return self
 
-    def _ensure_bound(self, labels: np.ndarray, group: Any, new_run: bool) -> _Bound:
+    def _ensure_bound(self, labels: np.ndarray, group: Any, new_run: bool, parallel: bool = False) -> _Bound:
         bd = self._bound
         if bd is not None:
             g = None if group is None else np.asarray(group)
@@ -440,7 +443,7 @@ class RiskObjective:
                     "this objective is bound to the training set it started on (its baseline rows are "
                     "aligned with it) and got different labels/groups in the middle of training"
                 )
-        self._bound = self._bind(labels, group)
+        self._bound = self._bind(labels, group, parallel)
         return self._bound
 
     def _gradients(
@@ -451,7 +454,7 @@ class RiskObjective:
         new_run = self.round_ > 0 and not preds.any()
         if new_run:
             self.reset()  # all-zero scores again: a new training run (same or other data)
-        bd = self._ensure_bound(labels, group, new_run)
+        bd = self._ensure_bound(labels, group, new_run, parallel)
         if preds.ndim != 1 or len(preds) != bd.n:
             raise ValueError(f"expected {bd.n} scores, got shape {preds.shape}")
         preds = np.ascontiguousarray(preds)
