@@ -235,3 +235,204 @@ def test_qrels_labels_must_fit_the_evaluators_int(tmp_path, label, ok):
     else:
         with pytest.raises(ValueError, match=r"q.txt:1: relevance label"):
             read_qrels(path)
+
+
+# ------------------------------------------- the fast (pandas) path agrees with the strict parser
+# read_run/read_qrels parse with pandas' C parser and fall back to the strict line-by-line parser
+# whenever the fast path cannot vouch for a file; these tests compare the two on nasty input.
+NUMBER_TOKENS = [
+    "0", "7", "-3", "+5", "007", "-0", "+0", "1.0", "1.", ".5", "-.5e-3", "1e3", "1E+3", "1e", "1.5e+",
+    "1_0", "1_0.5", "0x10", "1d5", "inf", "-inf", "+Infinity", "iNfInItY", "infinit", "nan", "-nan",
+    "NaN", "1e400", "-1e400", "1e-400", "5e-324", "2.4703282292062328e-324", "1.7976931348623159e308",
+    "9223372036854775807", "9223372036854775808", "-9223372036854775808", "-9223372036854775809",
+    "99999999999999999999", "2147483647", "2147483648", "-2147483649", "3.0",
+    "0.1000000000000000055511151231257827",
+    "\u0661", "\uff11", "1,5", "1.5.5", "--1", "", "-", "+", ".", "e5", "0e0", "1" * 30, "0." + "1" * 40,
+]
+ODD_TEXT = ["a", "b", "D-5", "dé", "\"a\"", "'a'", "a#b", "a\\", "a\x1ab", "NA", "null", "nan", "Q0",
+            "\ufeffa", "a\u00a0b", "a\u2003b", "a\u3000b", "a\x0bb", "a\x0cb", "a\x1cb", "a\x1fb", "a\x85b",
+            "a\u2028b", "a\x00b", "1", "01", "x y"]
+SEPARATORS = [" ", "\t", "  ", " \t "]
+EOLS = ["\n", "\r\n", "\r"]
+
+
+def _strict_or_error(read, path):
+    """The strict parser's result as plain lists, or its error message."""
+    try:
+        return [list(col) for col in read(path)]
+    except ValueError as e:
+        return f"ValueError: {e}"
+
+
+def _public_or_error(read, path, columns):
+    try:
+        frame = read(path)
+    except ValueError as e:
+        return f"ValueError: {e}"
+    return [frame[c].tolist() for c in columns]
+
+
+def _same(a, b):
+    """Equal results or messages; floats compared bit for bit (the sign of zero too)."""
+    if isinstance(a, str) or isinstance(b, str):
+        return a == b
+    return len(a) == len(b) and all(
+        len(x) == len(y) and all(
+            (u == v and type(u) is type(v) or (isinstance(u, float) and u != u and v != v))
+            and (not isinstance(u, float) or math.copysign(1, u) == math.copysign(1, v))
+            for u, v in zip(x, y, strict=True)
+        )
+        for x, y in zip(a, b, strict=True)
+    )
+
+
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+DIFFERENTIAL = settings(deadline=None, derandomize=True, database=None, max_examples=300,
+                        suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+
+
+CLEAN_RANKS = ["0", "7", "-3", "+5", "007", "-0", "9223372036854775807", "-9223372036854775808"]
+CLEAN_SCORES = ["0", "2.5", "-0", "+1.5", ".5", "1.", "-.5e-3", "1E+3", "inf", "-Infinity", "1e400", "1e-400",
+                "5e-324", "1.7976931348623157e308", "0.1000000000000000055511151231257827", "1" * 30]
+CLEAN_TEXT = ["dé", "\"a\"", "'a'", "a#b", "a\\", "a\x1ab", "NA", "null", "nan", "Q0", "1", "01"]
+
+
+def _token(draw, clean, nasty):
+    """A token from ``clean`` mostly; from ``nasty`` (anything, often invalid) now and then."""
+    return draw(st.sampled_from(nasty if draw(st.integers(0, 19)) == 0 else clean))
+
+
+@st.composite
+def _run_file(draw):
+    """Mostly valid run files with odd but legal text; one nasty token or field count now and then."""
+    rows = []
+    for _ in range(draw(st.integers(1, 8))):
+        width = 6 if draw(st.integers(0, 19)) else draw(st.sampled_from([4, 5, 7, 8]))
+        fields = [_token(draw, ["1", "2", "01", "dé", "NA"], ODD_TEXT), "Q0",
+                  _token(draw, [f"d{i}" for i in range(30)] + CLEAN_TEXT, ODD_TEXT),
+                  _token(draw, CLEAN_RANKS, NUMBER_TOKENS), _token(draw, CLEAN_SCORES, NUMBER_TOKENS),
+                  _token(draw, ["t", "sys", "1", *CLEAN_TEXT], ODD_TEXT)]
+        rows.append(draw(st.sampled_from(SEPARATORS)).join((fields + ["x", "y"])[:width]))
+        if draw(st.integers(0, 9)) == 0:
+            rows.append(draw(st.sampled_from(["", " ", "\t"])))
+    eol = draw(st.sampled_from(EOLS))
+    bom = draw(st.sampled_from(["", "", "\ufeff"]))
+    return (bom + eol.join(rows) + draw(st.sampled_from(["", eol]))).encode("utf-8", "surrogatepass")
+
+
+@DIFFERENTIAL
+@given(data=_run_file())
+def test_fast_run_reader_agrees_with_strict_parser(tmp_path_factory, data):
+    from pyterrier_risk.data._trec import _run_columns
+
+    path = tmp_path_factory.mktemp("diff") / "x.run"
+    path.write_bytes(data)
+    strict = _strict_or_error(_run_columns, path)
+    got = _public_or_error(read_run, path, ["qid", "docno", "rank", "score"])
+    assert _same(got, strict), (data, got, strict)
+
+
+CLEAN_LABELS = ["0", "1", "-2", "+3", "2147483647", "-2147483648", "1.0", "1e0"]
+
+
+@st.composite
+def _qrels_file(draw):
+    rows = []
+    for _ in range(draw(st.integers(1, 8))):
+        width = 4 if draw(st.integers(0, 19)) else draw(st.sampled_from([3, 5]))
+        fields = [_token(draw, ["1", "2", "01", "dé", "NA"], ODD_TEXT), "0",
+                  _token(draw, [f"d{i}" for i in range(30)] + CLEAN_TEXT, ODD_TEXT),
+                  _token(draw, CLEAN_LABELS, NUMBER_TOKENS)]
+        rows.append(draw(st.sampled_from(SEPARATORS)).join((fields + ["x"])[:width]))
+    eol = draw(st.sampled_from(EOLS))
+    return (draw(st.sampled_from(["", "\ufeff"])) + eol.join(rows) + eol).encode("utf-8", "surrogatepass")
+
+
+@DIFFERENTIAL
+@given(data=_qrels_file())
+def test_fast_qrels_reader_agrees_with_strict_parser(tmp_path_factory, data):
+    from pyterrier_risk.data import _trec
+
+    def strict_columns(p):
+        rows = _trec._strict_qrels_rows(p)
+        return [[r[i] for r in rows] for i in range(3)]
+
+    path = tmp_path_factory.mktemp("diff") / "x.qrels"
+    path.write_bytes(data)
+    strict = _strict_or_error(strict_columns, path)
+    got = _public_or_error(read_qrels, path, ["qid", "docno", "label"])
+    assert _same(got, strict), (data, got, strict)
+
+
+def test_strict_only_characters_are_what_str_split_treats_unlike_pandas():
+    from pyterrier_risk.data._trec import _STRICT_ONLY_CHARS
+
+    unicode_space = {chr(c) for c in range(0x110000) if chr(c).isspace()}
+    line_breaks = {chr(c) for c in range(0x110000) if len(f"a{chr(c)}b".splitlines()) > 1}
+    assert line_breaks <= unicode_space  # so the whitespace list covers both
+    assert set(_STRICT_ONLY_CHARS) == (unicode_space - set(" \t\n\r")) | {"\x00", "\ufeff"}
+
+
+CLEAN_RUN = ("1 Q0 a 0 2.5 sys\n1 Q0 dé -1 -0 sys\n\n2 Q0 a +5 inf sys\n10 Q0 b 007 -1e400 sys\n"
+             "2 Q0 b 3 1e-320 s2\n")
+
+
+@pytest.mark.parametrize("variant", ["plain", "bom", "crlf", "cr", "tabs", "no-final-eol", "gzip", "bzip2",
+                                     "xz"])
+def test_fast_path_is_taken_on_clean_files_and_equals_the_strict_parser(tmp_path, variant):
+    import numpy as np
+
+    from pyterrier_risk.data import _trec
+
+    text = {"bom": "\ufeff" + CLEAN_RUN, "crlf": CLEAN_RUN.replace("\n", "\r\n"),
+            "cr": CLEAN_RUN.replace("\n", "\r"), "tabs": CLEAN_RUN.replace(" ", " \t"),
+            "no-final-eol": CLEAN_RUN.rstrip("\n")}.get(variant, CLEAN_RUN)
+    data = text.encode()
+    data = {"gzip": gzip.compress, "bzip2": bz2.compress, "xz": lzma.compress}.get(variant, bytes)(data)
+    path = tmp_path / "r.run"
+    path.write_bytes(data)
+    fast = _trec._fast_run_columns(path)
+    assert fast is not None  # else every test above would only exercise the strict parser
+    assert _same([np.asarray(c).tolist() for c in fast], _strict_or_error(_trec._run_columns, path))
+    # the run lines cut after the rank make qrels lines (qid Q0 docno rank): the ranks as labels
+    qrels = tmp_path / "q.txt"
+    lines = [" ".join(line.split()[:4]) for line in text.splitlines() if line.strip()]
+    qrels.write_text("\n".join(lines) + "\n")
+    assert _trec._fast_qrels(qrels) is not None
+    strict = _trec._strict_qrels_rows(qrels)
+    assert list(read_qrels(qrels).itertuples(index=False, name=None)) == strict
+
+
+def test_fast_path_scores_are_pythons_floats(tmp_path):
+    """pandas' float parser gives the double Python's ``float`` gives, on 200k spellings."""
+    import numpy as np
+
+    from pyterrier_risk.data import _trec
+
+    rng = np.random.default_rng(7)
+    values = rng.standard_normal(50_000) * 10.0 ** rng.integers(-320, 308, 50_000)
+    tokens = [repr(float(v)) for v in values] + [f"{v:.17g}" for v in rng.random(50_000)]
+    tokens += [f"{v:.25e}" for v in rng.random(50_000) * 1e3]
+    tokens += ["0." + "".join(map(str, rng.integers(0, 10, 40))) for _ in range(50_000)]
+    path = tmp_path / "scores.run"
+    path.write_text("".join(f"1 Q0 d{i} {i} {t} x\n" for i, t in enumerate(tokens)))
+    fast = _trec._fast_run_columns(path)
+    assert fast is not None
+    expected = np.array([float(t) for t in tokens])
+    assert np.array_equal(fast[3], expected) and np.array_equal(np.signbit(fast[3]), np.signbit(expected))
+
+
+def test_fast_path_keeps_line_numbered_errors_on_a_large_file(tmp_path):
+    """A bad line deep in a large file gets the strict parser's message (file and line)."""
+    good = "".join(f"{q} Q0 d{d} {d} {1000 - d}.5 t\n" for q in range(1, 21) for d in range(1000))
+    path = tmp_path / "big.run"
+    for bad, match in [("7 Q0 x 1.0 2 t\n", "big.run:15001: rank '1.0' is not an integer"),
+                       ("7 Q0 x 1 2 t u\n", "big.run:15001: expected 6 fields"),
+                       ("7 Q0 d5 1 2 t\n", "big.run:15001: document 'd5' is listed twice for topic '7'"),
+                       ("7 Q0 x 1 NaN t\n", "big.run:15001: score is NaN")]:
+        lines = good.splitlines(keepends=True)
+        path.write_text("".join(lines[:15000]) + bad + "".join(lines[15000:]))
+        with pytest.raises(ValueError, match=match):
+            read_run(path)

@@ -10,21 +10,30 @@ also take ``1_0`` and non-ASCII digits, which ``trec_eval`` does not).  The
 topic policy (qrels topics define the topic set; missing topics score 0, extra topics are
 ignored, each with a warning) is applied by :func:`read_run` when ``qrels`` is given, and by
 :func:`pyterrier_risk.Experiment` otherwise.
+
+Speed: a file is first parsed by pandas' C parser, with the same checks done column-wise (field
+count, each distinct rank or label through the strict check, NaN scores, repeated pairs, and a
+byte scan for what ``str.split`` reads unlike pandas: NUL, vertical tab, form feed, the ASCII
+separators 28-31, non-ASCII spaces, a byte-order mark past the start). Whenever that path cannot
+vouch for a file, the strict line-by-line parser reads it, so results and error messages are those
+of the strict parser (``tests/test_io.py`` compares the two on generated files).
 """
 
 from __future__ import annotations
 
 import bz2
+import csv
 import gzip
 import lzma
 import math
 import os
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import IO, TYPE_CHECKING
+from typing import IO, TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    import numpy as np
     import pandas as pd
 
 __all__ = ["read_run", "read_qrels"]
@@ -34,6 +43,18 @@ _COMPRESSION = (".gz", ".bz2", ".xz")
 _LABEL_RANGE = (-(2**31), 2**31 - 1)
 _RANK_RANGE = (-(2**63), 2**63 - 1)
 _LINE_BOM = re.compile("^\ufeff+", re.MULTILINE)
+#: What the strict parser splits at (``str.split``, ``str.splitlines``) and pandas' C parser does not
+#: (it splits fields at space and tab, lines at LF and CR), the NUL byte, and a byte-order mark (the
+#: strict parser drops one at a line start): a file holding any of them is read by the strict parser
+#: only. ``tests/test_io.py`` checks the list against ``str.isspace``.
+_STRICT_ONLY_CHARS = (
+    "\x00\x0b\x0c\x1c\x1d\x1e\x1f\x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007"
+    "\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000\ufeff"
+)
+_ASCII_STRICT_ONLY = tuple(ch.encode() for ch in _STRICT_ONLY_CHARS if ch.isascii())
+_UTF8_STRICT_ONLY = re.compile(b"|".join(re.escape(ch.encode()) for ch in _STRICT_ONLY_CHARS))
+_BOM = "\ufeff".encode()
+_NO_PATH = Path()
 
 
 def run_name(path: str | os.PathLike[str]) -> str:
@@ -116,6 +137,103 @@ def _read_text(p: Path, kind: str) -> str:
         raise ValueError(f"{p}: cannot read {kind} file: {e}") from None
 
 
+class _StrictOnly(Exception):  # noqa: N818 - a signal, not an error
+    """The fast parser cannot vouch for this file: the strict parser reads it (and names any error)."""
+
+
+class _CheckedBytes:
+    """A binary stream that raises :class:`_StrictOnly` on bytes pandas would read unlike ``str.split``.
+
+    It drops one byte-order mark at the start (as ``utf-8-sig`` does) and checks each chunk as pandas
+    pulls it, so the file is read once and never held whole in memory.
+    """
+
+    def __init__(self, raw: IO[bytes]) -> None:
+        self._raw = raw
+        self._start = True
+        self._tail = b""  # the last bytes of the previous chunk: a UTF-8 sequence may span two
+
+    def read(self, size: int = -1) -> bytes:
+        """The next chunk of at most ``size`` bytes (all that is left when ``size`` is negative)."""
+        chunk = self._raw.read(size)
+        if self._start and chunk:
+            self._start = False
+            chunk = chunk.removeprefix(_BOM)
+        if chunk.isascii():
+            if any(bad in chunk for bad in _ASCII_STRICT_ONLY):
+                raise _StrictOnly
+        elif _UTF8_STRICT_ONLY.search(self._tail + chunk):
+            raise _StrictOnly
+        self._tail = chunk[-2:]
+        return chunk
+
+    def __iter__(self) -> Iterator[bytes]:  # pandas takes an object with read() and __iter__ for a file
+        return iter(lambda: self.read(1 << 18), b"")
+
+
+def _fast_table(p: Path, names: list[str], dtypes: dict[str, Any]) -> pd.DataFrame | None:
+    """The whitespace-separated fields of ``p`` parsed by pandas' C parser; None when it cannot vouch.
+
+    One more column than ``names`` is read (as a number: a text field there fails to parse), so that a
+    line with a field too many is seen (None then); a missing trailing field is ``NaN`` in the last
+    named column (checked here). Any
+    failure (an unreadable or corrupt file, bad UTF-8, a field too many, a number pandas cannot
+    parse) also gives None: the strict parser then reads the file and names the problem.
+    """
+    import numpy as np
+    import pandas as pd
+
+    columns = [*names, "_extra"]
+    try:
+        with open(p, "rb") as fh:
+            kind = _compression(fh.read(10))
+        with (open(p, "rb") if kind is None else _OPENERS[kind](p, "rb")) as raw:
+            table = pd.read_csv(
+                _CheckedBytes(raw), sep=r"\s+", header=None, names=columns, index_col=False,
+                dtype={**{c: object for c in names}, "_extra": np.float64, **dtypes}, keep_default_na=False,
+                na_values={names[-1]: [""], "_extra": [""]}, quoting=csv.QUOTE_NONE, engine="c",
+                encoding="utf-8", encoding_errors="strict",
+            )  # fmt: skip
+    except (_StrictOnly, OSError, EOFError, lzma.LZMAError, ValueError, OverflowError, UnicodeError):
+        return None
+    if table.empty or table[names[-1]].isna().any() or table["_extra"].notna().any():
+        return None
+    return table
+
+
+def _checked_codes(column: pd.Series, check: Callable[[str], int]) -> np.ndarray | None:
+    """``column`` (strings) as int64 with ``check`` applied to each distinct value; None if one fails.
+
+    Ranks and labels have few distinct values: the strict per-value check costs little this way.
+    """
+    import numpy as np
+    import pandas as pd
+
+    codes, uniques = pd.factorize(column.to_numpy(), use_na_sentinel=False)
+    try:
+        values = np.array([check(u) for u in uniques], dtype=np.int64)
+    except (ValueError, TypeError, OverflowError):
+        return None
+    return values[codes]
+
+
+def _unique_pairs(qids: np.ndarray, docnos: np.ndarray) -> bool:
+    """Whether no (qid, docno) pair repeats; topic by topic, on the topics' blocks of lines."""
+    import numpy as np
+    import pandas as pd
+
+    if len(qids) == 0:
+        return True
+    starts = np.flatnonzero(qids[1:] != qids[:-1]) + 1
+    if len(starts) + 1 != len(pd.unique(qids[np.concatenate([[0], starts])])):  # a topic in several blocks
+        order = np.argsort(pd.factorize(qids)[0], kind="stable")
+        qids, docnos = qids[order], docnos[order]
+        starts = np.flatnonzero(qids[1:] != qids[:-1]) + 1
+    bounds = [0, *starts.tolist(), len(qids)]
+    docs = docnos.tolist()
+    return all(len(set(docs[a:b])) == b - a for a, b in zip(bounds[:-1], bounds[1:], strict=True))
+
+
 def _open_lines(path: str | os.PathLike[str], kind: str) -> list[str]:
     """The lines of a run or qrels file; a NUL byte is an error naming the line."""
     p = Path(path)
@@ -196,6 +314,40 @@ def _run_columns(p: Path) -> tuple[list[str], list[str], list[int], list[float]]
     return qids, docnos, ranks, scores
 
 
+def _rank_value(text: str) -> int:
+    """A rank as the strict parser takes it (ASCII integer, no ``_``, 64 bits); else ``ValueError``."""
+    value = _number(text, int, _NO_PATH, 0, "rank")
+    if not _RANK_RANGE[0] <= value <= _RANK_RANGE[1]:
+        raise ValueError(text)
+    return value
+
+
+def _fast_run_columns(p: Path) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None:
+    """The columns of :func:`_run_columns` from pandas' C parser, or None: the strict parser decides.
+
+    None for anything the strict parser could refuse or read differently: a wrong field count, a
+    rank or score it would not take (each distinct rank goes through the strict check), a NaN
+    score, a repeated (qid, docno) pair, a character ``str.split`` treats unlike pandas
+    (:data:`_STRICT_ONLY_CHARS`), an unreadable file. pandas' float parser gives the same doubles
+    as Python's ``float`` (checked in ``tests/test_io.py``).
+    """
+    import numpy as np
+
+    # Q0 and tag are only counted: as categories they cost a hash per line, not a string object
+    dtypes = {"q0": "category", "score": np.float64, "tag": "category"}
+    table = _fast_table(p, ["qid", "q0", "docno", "rank", "score", "tag"], dtypes)
+    if table is None:
+        return None
+    scores = table["score"].to_numpy(dtype=np.float64)
+    ranks = _checked_codes(table["rank"], _rank_value)
+    if ranks is None or np.isnan(scores).any():
+        return None
+    qids, docnos = table["qid"].to_numpy(), table["docno"].to_numpy()
+    if not _unique_pairs(qids, docnos):
+        return None
+    return qids, docnos, ranks, scores
+
+
 def read_run(
     path: str | os.PathLike[str],
     qrels: pd.DataFrame | None = None,
@@ -229,19 +381,20 @@ def read_run(
     import pandas as pd
 
     p = Path(path)
-    qids, docnos, ranks, scores = _run_columns(p)
+    qids, docnos, ranks, scores = _fast_run_columns(p) or _run_columns(p)
     if name is None:
         name = run_name(p)
     # plain numpy/object columns (not pandas extension arrays): ir_measures iterates them element by
     # element when it converts a run, which is several times slower on extension arrays
     run = pd.DataFrame(
         {
-            "qid": pd.Series(qids, dtype=object),
-            "docno": pd.Series(docnos, dtype=object),
-            "rank": np.array(ranks, dtype=np.int64),
-            "score": np.array(scores, dtype=np.float64),
+            "qid": pd.Series(qids, dtype=object, copy=False),
+            "docno": pd.Series(docnos, dtype=object, copy=False),
+            "rank": np.asarray(ranks, dtype=np.int64),
+            "score": np.asarray(scores, dtype=np.float64),
             "name": pd.Series([name] * len(qids), dtype=object),
-        }
+        },
+        copy=False,
     )
     if qrels is not None:
         from ..core._topics import qrels_topics, warn_extra, warn_missing
@@ -322,9 +475,27 @@ def _label(text: str, p: Path, lineno: int) -> int:
     return value
 
 
-def _read_qrels_file(p: Path) -> pd.DataFrame:
+def _fast_qrels(p: Path) -> pd.DataFrame | None:
+    """:func:`_read_qrels_file`'s frame from pandas' C parser, or None: the strict parser decides.
+
+    As :func:`_fast_run_columns`: each distinct label goes through the strict :func:`_label`.
+    """
     import pandas as pd
 
+    table = _fast_table(p, ["qid", "iter", "docno", "label"], {"iter": "category"})
+    if table is None:
+        return None
+    labels = _checked_codes(table["label"], lambda text: _label(text, p, 0))
+    qids, docnos = table["qid"].to_numpy(), table["docno"].to_numpy()
+    if labels is None or not _unique_pairs(qids, docnos):
+        return None
+    columns = {"qid": qids, "docno": docnos}
+    frame = {k: pd.Series(v, dtype=object, copy=False) for k, v in columns.items()}
+    return pd.DataFrame({**frame, "label": labels}, copy=False)
+
+
+def _strict_qrels_rows(p: Path) -> list[tuple[str, str, int]]:
+    """The (qid, docno, label) of each judgment, each line checked (see :func:`read_qrels`)."""
     rows: list[tuple[str, str, int]] = []
     seen: dict[tuple[str, str], int] = {}
     for lineno, fields in _records(p, "qrels", "qid iter docno label"):
@@ -334,4 +505,15 @@ def _read_qrels_file(p: Path) -> pd.DataFrame:
         rows.append((qid, docno, label_i))
     if not rows:
         raise ValueError(f"{p}: qrels file has no judgments")
+    return rows
+
+
+def _read_qrels_file(p: Path) -> pd.DataFrame:
+    """A qrels file: pandas' C parser when it can vouch for the file, else the strict parser."""
+    import pandas as pd
+
+    fast = _fast_qrels(p)
+    if fast is not None:
+        return fast
+    rows = _strict_qrels_rows(p)
     return pd.DataFrame(rows, columns=["qid", "docno", "label"]).astype({"qid": object, "docno": object})
