@@ -375,7 +375,7 @@ def test_an_experiment_table_end_to_end():
     assert "†" in text.split("\n\n")[0] and "**" in text  # some marks in the table itself
     for alpha in (0, 5):
         column = repr(pr_TRisk(nDCG @ 5, alpha=alpha))  # alpha=0 is left out of the name
-        p = res[f"{column} p-value"] <= 0.5
+        p = res[f"{column} p-value corrected"] <= 0.5
         assert [c.endswith("†") for c in _column(text, column)] == p.tolist()
         assert [c.endswith("†") for c in _column(text, repr(pr_URisk(nDCG @ 5, alpha=alpha)))] == p.tolist()
     assert [c.endswith("†") for c in _column(text, "AP")] == (res["AP p-value corrected"] <= 0.5).tolist()
