@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ..core._topics import qrels_topics, warn_extra, warn_missing
+from ..core._topics import qrels_topics, topic_set
 from ..measures._checks import check_evaluation
 from ..measures._risk import RiskMeasure
 from ..measures._wrapped import parse_measure, trec_measures
@@ -248,12 +248,13 @@ def _matrix(
 
 def _warn_for_frames(names: list[str], systems: list[Any], topic_list: list[str]) -> None:
     """The topic policy's warnings for result frames, which are inspected directly."""
-    topic_set = set(topic_list)
-    for name, system in zip(names, systems, strict=True):
-        if hasattr(system, "columns") and "qid" in system.columns:
-            returned = set(system["qid"].astype(str))
-            warn_missing(len(topic_set - returned), len(topic_list), f"system {name!r}")
-            warn_extra(len(returned - topic_set), f"system {name!r}")
+    returned = {
+        f"system {name!r}": system["qid"].astype(str).unique()
+        for name, system in zip(names, systems, strict=True)
+        if hasattr(system, "columns") and "qid" in system.columns
+    }
+    if returned:
+        topic_set(topic_list, returned, stacklevel=3)
 
 
 def _warn_for_transformers(evaluation: Evaluation, systems: list[Any]) -> None:
@@ -261,10 +262,15 @@ def _warn_for_transformers(evaluation: Evaluation, systems: list[Any]) -> None:
     import ir_measures
 
     numret = evaluation.matrices.get(repr(ir_measures.NumRet))
-    for name, system in zip(evaluation.names, systems, strict=True):
-        if numret is not None and not hasattr(system, "columns"):
-            n_missing = int((numret.loc[name] == 0).sum())
-            warn_missing(n_missing, len(evaluation.topic_list), f"system {name!r}")
+    if numret is None:
+        return
+    returned = {
+        f"system {name!r}": [q for q in evaluation.topic_list if numret.loc[name, q] > 0]
+        for name, system in zip(evaluation.names, systems, strict=True)
+        if not hasattr(system, "columns")
+    }
+    if returned:
+        topic_set(evaluation.topic_list, returned, stacklevel=3)
 
 
 # -- saved tables ------------------------------------------------------------------------------------
