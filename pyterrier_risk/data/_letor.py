@@ -18,7 +18,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -139,6 +139,177 @@ def _read_group_file(path: Path) -> np.ndarray:
     return np.asarray(sizes, dtype=np.int64)
 
 
+@dataclass
+class _Lines:
+    """The data lines of a LETOR file, split but not yet parsed."""
+
+    labels: list[str]
+    qids: list[str]
+    docnos: list[str | None]
+    chunks: list[str]  # the "index:value" tokens of each line, joined by spaces
+    counts: list[int]  # the number of those tokens per line
+    linenos: list[int]
+    has_qid: bool
+
+    @property
+    def line_of(self) -> np.ndarray:
+        return np.asarray(self.linenos)
+
+
+def _scan(path: Path) -> _Lines:
+    """Split every data line into label, qid, feature tokens and docid (comments and blanks skipped)."""
+    out = _Lines([], [], [], [], [], [], False)
+    has_qid: bool | None = None
+    with open_text(path) as fh:
+        for lineno, line in enumerate(fh, 1):
+            body, hashmark, comment = line.partition("#")
+            tokens = body.split()
+            if not tokens:
+                continue  # blank line or whole-line comment
+            where = f"{path}:{lineno}"
+            line_has_qid = len(tokens) > 1 and tokens[1].startswith("qid:")
+            if has_qid is None:
+                has_qid = line_has_qid
+            elif has_qid != line_has_qid:
+                raise ValueError(f"{where}: 'qid:' token present on some lines but not on others")
+            if line_has_qid:
+                if not tokens[1][4:]:
+                    raise ValueError(f"{where}: empty qid")
+                out.qids.append(tokens[1][4:])
+            feats = tokens[2:] if line_has_qid else tokens[1:]
+            rest = " ".join(feats)
+            if rest.count(":") != len(feats):
+                _parse_pairs_slow(where, feats)
+                raise ValueError(f"{where}: malformed feature tokens")  # pragma: no cover
+            out.labels.append(tokens[0])
+            out.docnos.append(_docid_from_comment(comment) if hashmark else None)
+            out.chunks.append(rest)
+            out.counts.append(len(feats))
+            out.linenos.append(lineno)
+    if not out.labels:
+        raise ValueError(f"{path}: no data lines")
+    out.has_qid = bool(has_qid)
+    return out
+
+
+def _labels(path: Path, lines: _Lines) -> np.ndarray:
+    """Integer labels (written "2" or "2.0"); a non-integer one is an error naming its line."""
+    labels, line_of = lines.labels, lines.line_of
+    try:
+        yf = np.asarray(labels, dtype=np.float64)
+    except ValueError:
+        for i, lab in enumerate(labels):
+            try:
+                float(lab)
+            except ValueError:
+                raise ValueError(f"{path}:{line_of[i]}: label {lab!r} is not a number") from None
+        raise  # pragma: no cover
+    bad = ~np.isfinite(yf) | (yf != np.round(yf))
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        raise ValueError(
+            f"{path}:{line_of[i]}: label {labels[i]!r} is not an integer (ranking labels are graded ints)"
+        )
+    return yf.astype(np.int64)
+
+
+def _features(path: Path, lines: _Lines, n_features: int | None) -> np.ndarray:
+    """The dense feature matrix: one vectorised parse of every "index:value" token."""
+    n, line_of, chunks = len(lines.labels), lines.line_of, lines.chunks
+    flat = " ".join(chunks).replace(":", " ").split()
+    try:
+        pairs = np.asarray(flat, dtype=np.float64).reshape(-1, 2)
+    except ValueError:  # locate the bad line
+        for i, chunk in enumerate(chunks):
+            _parse_pairs_slow(f"{path}:{line_of[i]}", chunk.split())
+        raise  # pragma: no cover
+    idx_f = pairs[:, 0]
+    rows = np.repeat(np.arange(n), np.asarray(lines.counts, dtype=np.int64))
+    bad = (idx_f != np.round(idx_f)) | (idx_f < 1)
+    if bad.any():
+        k = int(np.flatnonzero(bad)[0])
+        raise ValueError(
+            f"{path}:{line_of[rows[k]]}: feature index {flat[2 * k]} < 1 or not an integer "
+            "(LETOR/SVMlight indices are 1-based)"
+        )
+    cols = idx_f.astype(np.int64) - 1
+    max_index = int(cols.max()) + 1 if len(cols) else 0
+    if n_features is None:
+        n_features = max_index
+    elif max_index > n_features:
+        k = int(np.flatnonzero(cols >= n_features)[0])
+        raise ValueError(f"{path}:{line_of[rows[k]]}: feature index {cols[k] + 1} > n_features={n_features}")
+    if len(cols):
+        key = rows * max(n_features, 1) + cols
+        order = np.argsort(key, kind="stable")
+        dup = np.flatnonzero(key[order][1:] == key[order][:-1])
+        if len(dup):
+            k = int(order[dup[0] + 1])
+            raise ValueError(f"{path}:{line_of[rows[k]]}: feature index {cols[k] + 1} appears twice")
+    X = np.zeros((n, n_features), dtype=np.float64)
+    X[rows, cols] = pairs[:, 1]
+    return X
+
+
+def _docnos(path: Path, lines: _Lines) -> np.ndarray | None:
+    """The ``#docid = ...`` comments: on every line or on none."""
+    docnos = lines.docnos
+    have_doc = np.fromiter((d is not None for d in docnos), dtype=bool, count=len(docnos))
+    if have_doc.all():
+        return np.asarray(docnos, dtype=object).astype(str)
+    if not have_doc.any():
+        return None
+    i = int(np.flatnonzero(~have_doc)[0])
+    raise ValueError(f"{path}:{lines.line_of[i]}: no '#docid = ...' comment, but other lines have one")
+
+
+def _group_file(path: Path, lines: _Lines, query_file: str | os.PathLike | None) -> tuple[Path | None, Any]:
+    """The LightGBM group file (given, or ``<path>.query``) and its query sizes, checked against the rows."""
+    n = len(lines.labels)
+    if query_file is None and not lines.has_qid:
+        candidate = Path(str(path) + ".query")
+        if not candidate.is_file():
+            raise ValueError(
+                f"{path}: lines carry no 'qid:' token and no query_file was given "
+                f"(nor does {candidate.name} exist)"
+            )
+        query_file = candidate
+    if query_file is None:
+        return None, None
+    query_file = Path(query_file)
+    if not query_file.is_file():
+        raise FileNotFoundError(f"query file not found: {query_file}")
+    file_group = _read_group_file(query_file)
+    if int(file_group.sum()) != n:
+        raise ValueError(f"{query_file}: query sizes sum to {int(file_group.sum())} but {path} has {n} rows")
+    return query_file, file_group
+
+
+def _grouping(
+    path: Path, lines: _Lines, query_file: str | os.PathLike | None
+) -> tuple[np.ndarray, np.ndarray]:
+    """Per-row qid and per-query sizes, from the ``qid:`` tokens (contiguous) or the group file."""
+    query_file, file_group = _group_file(path, lines, query_file)
+    if not lines.has_qid:
+        return np.repeat(np.arange(1, len(file_group) + 1).astype(str), file_group), file_group
+    qid = np.asarray(lines.qids, dtype=str)
+    starts = np.concatenate([[0], np.flatnonzero(qid[1:] != qid[:-1]) + 1])
+    run_qids = qid[starts]
+    uniq, first = np.unique(run_qids, return_index=True)
+    if len(uniq) != len(run_qids):
+        seen = np.zeros(len(run_qids), dtype=bool)
+        seen[first] = True
+        r = int(np.flatnonzero(~seen)[0])
+        raise ValueError(
+            f"{path}:{lines.line_of[starts[r]]}: rows of qid {str(run_qids[r])!r} are not contiguous "
+            "(it appeared earlier in the file)"
+        )
+    group = np.diff(np.concatenate([starts, [len(qid)]])).astype(np.int64)
+    if query_file is not None and not np.array_equal(group, file_group):
+        raise ValueError(f"{query_file}: query sizes disagree with the qid: tokens of {path}")
+    return qid, group
+
+
 def read_letor(
     path: str | os.PathLike,
     query_file: str | os.PathLike | None = None,
@@ -171,154 +342,11 @@ def read_letor(
     path = Path(path)
     if not path.is_file():
         raise FileNotFoundError(f"LETOR file not found: {path}")
-
-    labels: list[str] = []
-    qids: list[str] = []
-    docnos: list[str | None] = []
-    chunks: list[str] = []
-    counts: list[int] = []
-    linenos: list[int] = []
-    has_qid: bool | None = None
-
-    with open_text(path) as fh:
-        for lineno, line in enumerate(fh, 1):
-            body, hashmark, comment = line.partition("#")
-            tokens = body.split()
-            if not tokens:
-                continue  # blank line or whole-line comment
-            where = f"{path}:{lineno}"
-            line_has_qid = len(tokens) > 1 and tokens[1].startswith("qid:")
-            if has_qid is None:
-                has_qid = line_has_qid
-            elif has_qid != line_has_qid:
-                raise ValueError(f"{where}: 'qid:' token present on some lines but not on others")
-            if line_has_qid:
-                q = tokens[1][4:]
-                if not q:
-                    raise ValueError(f"{where}: empty qid")
-                qids.append(q)
-                feats = tokens[2:]
-            else:
-                feats = tokens[1:]
-            labels.append(tokens[0])
-            docnos.append(_docid_from_comment(comment) if hashmark else None)
-            rest = " ".join(feats)
-            if rest.count(":") != len(feats):
-                _parse_pairs_slow(where, feats)
-                raise ValueError(f"{where}: malformed feature tokens")  # pragma: no cover
-            chunks.append(rest)
-            counts.append(len(feats))
-            linenos.append(lineno)
-
-    n = len(labels)
-    if n == 0:
-        raise ValueError(f"{path}: no data lines")
-    line_of = np.asarray(linenos)
-
-    # labels: integers (written "2" or "2.0")
-    try:
-        yf = np.asarray(labels, dtype=np.float64)
-    except ValueError:
-        for i, lab in enumerate(labels):
-            try:
-                float(lab)
-            except ValueError:
-                raise ValueError(f"{path}:{line_of[i]}: label {lab!r} is not a number") from None
-        raise  # pragma: no cover
-    bad = ~np.isfinite(yf) | (yf != np.round(yf))
-    if bad.any():
-        i = int(np.flatnonzero(bad)[0])
-        raise ValueError(
-            f"{path}:{line_of[i]}: label {labels[i]!r} is not an integer (ranking labels are graded ints)"
-        )
-    y = yf.astype(np.int64)
-
-    # features: one vectorised parse of every "index:value" token; on failure locate the bad line
-    counts_arr = np.asarray(counts, dtype=np.int64)
-    flat = " ".join(chunks).replace(":", " ").split()
-    try:
-        pairs = np.asarray(flat, dtype=np.float64).reshape(-1, 2)
-    except ValueError:
-        for i, chunk in enumerate(chunks):
-            _parse_pairs_slow(f"{path}:{line_of[i]}", chunk.split())
-        raise  # pragma: no cover
-    idx_f = pairs[:, 0]
-    rows = np.repeat(np.arange(n), counts_arr)
-    bad = (idx_f != np.round(idx_f)) | (idx_f < 1)
-    if bad.any():
-        k = int(np.flatnonzero(bad)[0])
-        raise ValueError(
-            f"{path}:{line_of[rows[k]]}: feature index {flat[2 * k]} < 1 or not an integer "
-            "(LETOR/SVMlight indices are 1-based)"
-        )
-    cols = idx_f.astype(np.int64) - 1
-    max_index = int(cols.max()) + 1 if len(cols) else 0
-    if n_features is None:
-        n_features = max_index
-    elif max_index > n_features:
-        k = int(np.flatnonzero(cols >= n_features)[0])
-        raise ValueError(f"{path}:{line_of[rows[k]]}: feature index {cols[k] + 1} > n_features={n_features}")
-    if len(cols):
-        key = rows * max(n_features, 1) + cols
-        order = np.argsort(key, kind="stable")
-        dup = np.flatnonzero(key[order][1:] == key[order][:-1])
-        if len(dup):
-            k = int(order[dup[0] + 1])
-            raise ValueError(f"{path}:{line_of[rows[k]]}: feature index {cols[k] + 1} appears twice")
-    X = np.zeros((n, n_features), dtype=np.float64)
-    X[rows, cols] = pairs[:, 1]
-
-    # docids: all or nothing
-    have_doc = np.fromiter((d is not None for d in docnos), dtype=bool, count=n)
-    if have_doc.all():
-        docno: np.ndarray | None = np.asarray(docnos, dtype=object).astype(str)
-    elif not have_doc.any():
-        docno = None
-    else:
-        i = int(np.flatnonzero(~have_doc)[0])
-        raise ValueError(f"{path}:{line_of[i]}: no '#docid = ...' comment, but other lines have one")
-
-    # grouping
-    if query_file is None and not has_qid:
-        candidate = Path(str(path) + ".query")
-        if candidate.is_file():
-            query_file = candidate
-        else:
-            raise ValueError(
-                f"{path}: lines carry no 'qid:' token and no query_file was given "
-                f"(nor does {candidate.name} exist)"
-            )
-    if query_file is not None:
-        query_file = Path(query_file)
-        if not query_file.is_file():
-            raise FileNotFoundError(f"query file not found: {query_file}")
-        file_group = _read_group_file(query_file)
-        if int(file_group.sum()) != n:
-            raise ValueError(
-                f"{query_file}: query sizes sum to {int(file_group.sum())} but {path} has {n} rows"
-            )
-
-    if has_qid:
-        qid = np.asarray(qids, dtype=str)
-        change = np.flatnonzero(qid[1:] != qid[:-1]) + 1
-        starts = np.concatenate([[0], change])
-        run_qids = qid[starts]
-        uniq, first = np.unique(run_qids, return_index=True)
-        if len(uniq) != len(run_qids):
-            seen = np.zeros(len(run_qids), dtype=bool)
-            seen[first] = True
-            r = int(np.flatnonzero(~seen)[0])
-            raise ValueError(
-                f"{path}:{line_of[starts[r]]}: rows of qid {str(run_qids[r])!r} are not contiguous "
-                "(it appeared earlier in the file)"
-            )
-        group = np.diff(np.concatenate([starts, [n]])).astype(np.int64)
-        if query_file is not None and not np.array_equal(group, file_group):
-            raise ValueError(f"{query_file}: query sizes disagree with the qid: tokens of {path}")
-    else:
-        group = file_group
-        qid = np.repeat(np.arange(1, len(group) + 1).astype(str), group)
-
+    lines = _scan(path)
+    y = _labels(path, lines)
+    X = _features(path, lines, n_features)
+    docno = _docnos(path, lines)
+    qid, group = _grouping(path, lines, query_file)
     for arr in (X, y, qid, group) + ((docno,) if docno is not None else ()):
         arr.setflags(write=False)
     return LetorData(X=X, y=y, qid=qid, docno=docno, group=group, path=str(path))
