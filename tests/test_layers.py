@@ -81,3 +81,23 @@ def test_docs_and_examples_import_only_public_names():
     files += sorted((REPO / "examples").glob("*.py"))
     bad = [f"{f.relative_to(REPO)}: {m.group(0)}" for f in files for m in _PRIVATE.finditer(f.read_text())]
     assert not bad, "\n".join(bad)
+
+
+def _body_lines(node):
+    body = node.body
+    first = body[0] if body else None
+    docstring = isinstance(first, ast.Expr) and isinstance(getattr(first, "value", None), ast.Constant)
+    start = body[0].end_lineno + 1 if docstring and len(body) > 1 else node.lineno
+    return node.end_lineno - start + 1
+
+
+def test_functions_are_short_outside_the_numba_kernels():
+    limit = 60  # lines of code after the docstring; the kernels' pair loops are exempt (one loop, inlined)
+    long = []
+    for f in sorted(PKG.rglob("*.py")):
+        if f.name == "_kernels.py":
+            continue
+        for node in ast.walk(ast.parse(f.read_text())):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and _body_lines(node) > limit:
+                long.append(f"{f.relative_to(REPO)}:{node.lineno} {node.name} ({_body_lines(node)} lines)")
+    assert not long, "\n".join(long)
