@@ -43,8 +43,9 @@ def _parser() -> tuple[argparse.ArgumentParser, argparse.ArgumentParser, EvalOpt
 
     demo = sub.add_parser(
         "demo", help="run a complete risk-sensitive study on an ir_datasets collection (PISA + LambdaMART)",
-        description="Index an ir_datasets corpus with PISA, run several systems and a risk-sensitive "
-                    "re-ranker (cross-validated over topics), and write a Markdown report with plots.")
+        description="Index an ir_datasets corpus with PISA, run several systems and risk-sensitive "
+                    "re-rankers (U-CRO against BM25, GeoRisk against all systems; cross-validated over "
+                    "topics), and write a Markdown report with the trade per alpha and plots.")
     demo.add_argument("--dataset", default=DEFAULT_DATASET,
                       help=f"ir_datasets id (default {DEFAULT_DATASET})")
     demo.add_argument("--out", default="pyterrier-risk-demo", type=Path,
@@ -54,9 +55,10 @@ def _parser() -> tuple[argparse.ArgumentParser, argparse.ArgumentParser, EvalOpt
     demo.add_argument("--alpha", nargs="+", type=float, default=None, metavar="A",
                       help=f"risk-sensitivity values (default {' '.join(f'{a:g}' for a in DEFAULT_ALPHAS)})")
     demo.add_argument("--folds", type=int, default=None, help="cross-validation folds (default 5; quick 3)")
-    demo.add_argument("--objective", default="urisk",
+    demo.add_argument("--objective", default=None,
                       choices=["urisk", "tsaro", "tfaro", "tfaro_star", "georisk", "lambdarank"],
-                      help="objective of the re-ranker (default urisk = U-CRO)")
+                      help="replaces U-CRO (urisk, tsaro, tfaro) or GeoRisk (tfaro_star, georisk) in the "
+                           "study; lambdarank: plain LambdaMART only (default: U-CRO and GeoRisk)")
     demo.add_argument("--seed", type=int, default=42, help="seed of the folds and of LightGBM")
 
     ev = sub.add_parser(
