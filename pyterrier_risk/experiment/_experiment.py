@@ -33,7 +33,7 @@ from ..measures._checks import check_evaluation
 from ..measures._risk import RiskMeasure
 from ..measures._wrapped import parse_measure, trec_measures
 from ._render import RiskResult, TableOptions, Tables, check_round, render, test_function
-from ._riskeval import RiskTest, check_risk_measures, resolve_system_index
+from ._riskeval import RiskTest, check_risk_measures, resolve_system_index, unique
 from ._riskeval import evaluate_risk as _evaluate_risk
 
 if TYPE_CHECKING:
@@ -163,14 +163,6 @@ def _topic_set(topics: Any, qrels: Any, filter_by_topics: bool) -> tuple[Any, pd
     return topics, qrels, topic_list
 
 
-def _unique(items: Sequence[Any]) -> list[Any]:
-    out: list[Any] = []
-    for item in items:
-        if item not in out:
-            out.append(item)
-    return out
-
-
 # -- evaluation ------------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class Evaluation:
@@ -214,9 +206,9 @@ def _evaluate(
     """One ``pt.Experiment`` call for the ordinary measures, the base measures and (transformers) NumRet."""
     import ir_measures
 
-    bases = _unique([m.base for m in request.risk])
+    bases = unique([m.base for m in request.risk])
     frames_only = all(hasattr(system, "columns") for system in systems)
-    needed = bases if frames_only else _unique([*bases, ir_measures.NumRet])
+    needed = bases if frames_only else unique([*bases, ir_measures.NumRet])
     reported = _reported_names(request.ordinary)
     extra = [b for b in needed if b not in reported]
     column = {repr(b): reported.get(b, str(b)) for b in needed}

@@ -101,7 +101,8 @@ def resolve_system_index(ref: Any, names: list[str], what: str) -> int:
     return int(ref)
 
 
-def _unique(items: list[Any]) -> list[Any]:
+def unique(items: list[Any]) -> list[Any]:
+    """The items without repeats, in first-seen order (items need not be hashable)."""
     out: list[Any] = []
     for item in items:
         if item not in out:
@@ -141,7 +142,7 @@ def _resolve_baseline(m: RiskMeasure, names: list[str], default: int | None) -> 
         pool = m.params.get("pool")
         who = f"pool of {m!r}"
         rows = range(len(names)) if pool is None else [resolve_system_index(p, names, who) for p in pool]
-        return Baseline(aggregate=ref, pool=tuple(_unique([names[i] for i in rows])))
+        return Baseline(aggregate=ref, pool=tuple(unique([names[i] for i in rows])))
     if isinstance(ref, str) and not os.path.isfile(ref):
         raise ValueError(
             f"unknown baseline {ref!r} of {m!r}: not a listed system ({names}), "
