@@ -395,6 +395,18 @@ def _georisk_delta_exact(
 
 
 @jit(inline="always")
+def _logistic(
+    delta_score: float, table: np.ndarray, sig_min: float, sig_max: float, sig_factor: float
+) -> float:
+    """LightGBM's tabulated ``1/(1 + exp(sigmoid·Δs))`` (clamped to the table's ends)."""
+    if delta_score <= sig_min:
+        return table[0]
+    if delta_score >= sig_max:
+        return table[SIGMOID_BINS - 1]
+    return table[int((delta_score - sig_min) * sig_factor)]
+
+
+@jit(inline="always")
 def _pair_update(
     grad: np.ndarray,
     hess: np.ndarray,
@@ -412,12 +424,7 @@ def _pair_update(
     """One pair's λ and hessian added to ``grad``/``hess`` (LightGBM's arithmetic); returns λ."""
     if scale_by_score:
         delta /= _F32_001 + abs(delta_score)
-    if delta_score <= sig_min:
-        p_lambda = table[0]
-    elif delta_score >= sig_max:
-        p_lambda = table[SIGMOID_BINS - 1]
-    else:
-        p_lambda = table[int((delta_score - sig_min) * sig_factor)]
+    p_lambda = _logistic(delta_score, table, sig_min, sig_max, sig_factor)
     p_hessian = p_lambda * (1.0 - p_lambda)
     p_lambda *= -sigmoid * delta
     p_hessian *= sigmoid * sigmoid * delta
@@ -442,13 +449,7 @@ def _pair_lambda(
     """The λ :func:`_pair_update` computes for ``delta``, without adding it (for ``native_norm``)."""
     if scale_by_score:
         delta /= _F32_001 + abs(delta_score)
-    if delta_score <= sig_min:
-        p_lambda = table[0]
-    elif delta_score >= sig_max:
-        p_lambda = table[SIGMOID_BINS - 1]
-    else:
-        p_lambda = table[int((delta_score - sig_min) * sig_factor)]
-    return p_lambda * (-sigmoid * delta)
+    return _logistic(delta_score, table, sig_min, sig_max, sig_factor) * (-sigmoid * delta)
 
 
 @jit(inline="always")
