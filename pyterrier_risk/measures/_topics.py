@@ -5,11 +5,10 @@ The policy itself (which topics count, what is warned) is :mod:`pyterrier_risk.c
 
 from __future__ import annotations
 
-import warnings
-from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
-from ..core._topics import TopicPolicyWarning, qrels_topics, warn_extra, warn_missing
+from ..core._topics import qrels_topics, warn_extra, warn_missing
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -38,7 +37,11 @@ def topic_scores(measure: Measure, qrels: pd.DataFrame, run: pd.DataFrame, who: 
     run_topics = set(run["query_id"].astype(str)) if len(run) else set()
     values = dict.fromkeys(topics, 0.0)
     if len(run):
-        for metric in ir_measures.iter_calc([measure], qrels, run):
+        # {qid: {docno: value}} spares ir_measures a named tuple per row (a repeated pair: the frames)
+        qrels_in, qrels_unique = _nested(qrels["query_id"], qrels["doc_id"], qrels["relevance"])
+        run_in, run_unique = _nested(run["query_id"], run["doc_id"], run["score"])
+        both = (qrels_in, run_in) if qrels_unique and run_unique else (qrels, run)
+        for metric in ir_measures.iter_calc([measure], *both):
             if str(metric.query_id) in topic_set:
                 values[str(metric.query_id)] = float(metric.value)
     warn_missing(len(topic_set - run_topics), len(topics), who)
@@ -51,7 +54,8 @@ def topic_matrix(
 ) -> pd.DataFrame:
     """Systems × topics matrix of ``measure`` over PyTerrier frames, under the topic policy, without warnings.
 
-    For callers that report the policy themselves (the ``eval`` command prints notes).
+    For callers that report the policy themselves (the ``eval`` command prints notes). With several
+    measures, :func:`topic_matrices` evaluates each run once for all of them.
 
     Args:
         runs: result frames (``qid``, ``docno``, ``score``) by system name.
@@ -63,16 +67,136 @@ def topic_matrix(
     Returns:
         A float DataFrame, one row per run (in ``runs`` order), one column per topic.
     """
+    return topic_matrices(runs, qrels, [measure], qids)[measure]
+
+
+def topic_matrices(
+    runs: Mapping[str, pd.DataFrame],
+    qrels: pd.DataFrame,
+    measures: Sequence[Measure],
+    qids: Sequence[str] | None = None,
+    *,
+    progress: bool = False,
+) -> dict[Measure, pd.DataFrame]:
+    """Systems × topics matrix of every measure, each run evaluated once for all the measures.
+
+    The values are those of ``ir_measures.iter_calc`` on each run (the same evaluators), under the
+    topic policy of :func:`topic_matrix`, without warnings. One ``ir_measures.evaluator`` is built
+    for the qrels and all the measures; each run is handed to it as ``{qid: {docno: score}}``, built
+    topic block by topic block (ir_measures' own conversion of a DataFrame makes a named tuple per
+    row). A topic with no result gets the measure's ``DEFAULT`` from ir_measures (0 for all of its
+    measures), a topic absent from the qrels 0, and results for topics outside ``qids``/the qrels
+    are not evaluated. A frame that lists a (qid, docno) pair twice (which :func:`read_run` refuses)
+    is handed to ir_measures as the DataFrame itself, as :func:`topic_scores` does.
+
+    Args:
+        runs: result frames (``qid``, ``docno``, ``score``) by system name.
+        qrels: qrels frame (``qid``, ``docno``, ``label``).
+        measures: the ``ir_measures`` measures (a repeated one is evaluated once).
+        qids: column order (default: the qrels topics in first-seen order).
+        progress: show a progress bar over the runs on an interactive stderr.
+
+    Returns:
+        ``{measure: matrix}``: for each measure a float DataFrame, one row per run (in ``runs``
+        order), one column per topic.
+
+    Raises:
+        ValueError, TypeError, KeyError: from ir_measures (an unsupported measure, say);
+        ``subprocess.CalledProcessError`` when ``gdeval.pl`` fails. Which measure failed is not
+        said: evaluate them one at a time (:func:`topic_matrix`) to name it.
+    """
+    import ir_measures
+    import numpy as np
     import pandas as pd
 
-    qrels_m = qrels.rename(columns={"qid": "query_id", "docno": "doc_id", "label": "relevance"})
-    qrels_m = qrels_m.assign(query_id=qrels_m["query_id"].astype(str))
-    columns = qrels_topics(qrels_m["query_id"]) if qids is None else [str(q) for q in qids]
-    rows = {}
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", TopicPolicyWarning)
-        for name, res in runs.items():
-            run = res[["qid", "docno", "score"]].rename(columns={"qid": "query_id", "docno": "doc_id"})
-            run = run.assign(query_id=run["query_id"].astype(str), doc_id=run["doc_id"].astype(str))
-            rows[name] = topic_scores(measure, qrels_m, run, name).reindex(columns, fill_value=0.0)
-    return pd.DataFrame(rows).T.reindex(list(runs))
+    measures = list(dict.fromkeys(measures))
+    qrels_in, unique = _nested(qrels["qid"], qrels["docno"], qrels["label"])
+    columns = list(qrels_in) if qids is None else [str(q) for q in qids]
+    topics = list(dict.fromkeys(columns))
+    position = {q: j for j, q in enumerate(topics)}
+    wanted = {q for q in topics if q in qrels_in}
+    values = {m: np.zeros((len(runs), len(topics))) for m in measures}
+    if runs and wanted:
+        evaluator = ir_measures.evaluator(measures, qrels_in if unique else _irm_qrels(qrels))
+        for i, frame in enumerate(_progress(runs.values(), progress)):
+            for m, qid, value in _evaluate_run(evaluator, measures, frame, wanted):
+                values[m][i, position[qid]] = value
+    frames = {m: pd.DataFrame(values[m], index=list(runs), columns=topics) for m in measures}
+    return frames if topics == columns else {m: f.reindex(columns=columns) for m, f in frames.items()}
+
+
+def _evaluate_run(
+    evaluator: Any, measures: list[Measure], frame: pd.DataFrame, wanted: set[str]
+) -> Iterator[tuple[Measure, str, float]]:
+    """``(measure, qid, value)`` of one run for the ``wanted`` topics (the evaluator's per-topic values)."""
+    if not len(frame):
+        return
+    run, unique = _nested(frame["qid"], frame["docno"], frame["score"], wanted)
+    if not unique:  # as ir_measures reads the frame itself (a dict would keep one of the two)
+        run = frame[["qid", "docno", "score"]].rename(columns={"qid": "query_id", "docno": "doc_id"})
+        run = run.assign(query_id=run["query_id"].astype(str), doc_id=run["doc_id"].astype(str))
+        run = run[run["query_id"].isin(wanted)]
+    if not len(run):  # results only for other topics: every wanted topic has no result
+        for m in measures:
+            for qid in wanted:
+                yield m, qid, float(m.DEFAULT)
+        return
+    for metric in evaluator.iter_calc(run):
+        qid = str(metric.query_id)
+        if qid in wanted and metric.measure in measures:
+            yield metric.measure, qid, float(metric.value)
+
+
+def _as_str(values: pd.Series) -> list[Any]:
+    """The column as a list of ``str`` (converted only when some value is not one already)."""
+    from pandas.api.types import infer_dtype
+
+    if infer_dtype(values, skipna=False) != "string":
+        values = values.astype(str)
+    return values.tolist()
+
+
+def _nested(
+    qids: pd.Series, docs: pd.Series, values: pd.Series, wanted: set[str] | None = None
+) -> tuple[dict[str, dict[str, Any]], bool]:
+    """``{qid: {docno: value}}`` (ids as str) of the ``wanted`` topics, and whether no pair repeats.
+
+    Built topic block by topic block (runs and qrels list a topic's lines together), one
+    ``dict.update`` per block; a topic split over several blocks is merged.
+    """
+    import numpy as np
+
+    q = np.asarray(_as_str(qids), dtype=object)
+    if len(q) == 0:
+        return {}, True
+    starts = np.flatnonzero(q[1:] != q[:-1]) + 1
+    bounds = [0, *starts.tolist(), len(q)]
+    doc_list, value_list = _as_str(docs), values.tolist()
+    out: dict[str, dict[str, Any]] = {}
+    unique = True
+    for begin, end in zip(bounds[:-1], bounds[1:], strict=True):
+        qid = q[begin]
+        if wanted is not None and qid not in wanted:
+            continue
+        topic = out.setdefault(qid, {})
+        before = len(topic)
+        topic.update(zip(doc_list[begin:end], value_list[begin:end], strict=True))
+        unique = unique and len(topic) - before == end - begin
+    return out, unique
+
+
+def _irm_qrels(qrels: pd.DataFrame) -> pd.DataFrame:
+    """The qrels frame with ir_measures' column names (str topic and document ids)."""
+    frame = qrels.rename(columns={"qid": "query_id", "docno": "doc_id", "label": "relevance"})
+    return frame.assign(query_id=frame["query_id"].astype(str), doc_id=frame["doc_id"].astype(str))
+
+
+def _progress(items: Iterable[Any], show: bool) -> Iterable[Any]:
+    """``items`` with a progress bar on an interactive stderr when ``show``."""
+    if not show:
+        return items
+    import sys
+
+    from tqdm import tqdm
+
+    return tqdm(items, desc="evaluating", disable=None, leave=False, file=sys.stderr)

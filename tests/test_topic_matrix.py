@@ -1,0 +1,170 @@
+"""``topic_matrices`` (every measure of every run in one pass) against ir_measures run per measure and run.
+
+The reference is the straightforward computation: ``ir_measures.iter_calc`` on each run's DataFrame,
+one measure at a time, under the topic policy (qrels topics, in first-seen order; a topic without
+results scores the evaluator's default, 0; a topic outside the qrels scores 0; results for other
+topics are ignored). On the 19 TREC-7 runs the values also match the official ``gdeval.pl -c``
+output shipped with the data.
+"""
+
+from __future__ import annotations
+
+import glob
+import warnings
+
+import ir_measures
+import numpy as np
+import pandas as pd
+import pytest
+from conftest import data_path
+
+from pyterrier_risk import parse_measure
+from pyterrier_risk.data import read_qrels, read_run
+from pyterrier_risk.measures._topics import topic_matrices, topic_matrix
+
+MEASURES = [parse_measure(m) for m in ["nDCG@20", "ERR@20", "AP", "P@10", "RR", "nDCG(dcg='exp-log2')@20",
+                                       "Judged@10", "UE(nDCG@10)", "ndcg_cut_5"]]
+
+
+def reference_matrix(runs, qrels, measure, qids=None):
+    """One measure, run by run, through ir_measures' own DataFrame conversion."""
+    qrels_m = qrels.rename(columns={"qid": "query_id", "docno": "doc_id", "label": "relevance"})
+    qrels_m = qrels_m.assign(query_id=qrels_m["query_id"].astype(str), doc_id=qrels_m["doc_id"].astype(str))
+    topics = list(dict.fromkeys(qrels_m["query_id"]))
+    columns = topics if qids is None else [str(q) for q in qids]
+    rows = {}
+    for name, res in runs.items():
+        run = res[["qid", "docno", "score"]].rename(columns={"qid": "query_id", "docno": "doc_id"})
+        run = run.assign(query_id=run["query_id"].astype(str), doc_id=run["doc_id"].astype(str))
+        values = dict.fromkeys(topics, 0.0)
+        if len(run):
+            for metric in ir_measures.iter_calc([measure], qrels_m, run):
+                if metric.query_id in values:
+                    values[metric.query_id] = float(metric.value)
+        rows[name] = pd.Series(values, dtype=float).reindex(columns, fill_value=0.0)
+    return pd.DataFrame(rows).T.reindex(list(runs))
+
+
+def assert_same(got, expected):
+    """Equal labels and bit-identical values (the same evaluators on the same input)."""
+    assert list(got.index) == list(expected.index) and list(got.columns) == list(expected.columns)
+    np.testing.assert_array_equal(got.to_numpy(), expected.to_numpy(dtype=float))
+
+
+@pytest.fixture(scope="module")
+def trec7():
+    folder = data_path("trec7-adhoc-terrier-runs")
+    qrels = read_qrels(folder / "qrels.adhoc.351-400.txt")
+    runs = {}
+    for path in sorted(glob.glob(str(folder / "runs" / "*.run.gz"))):
+        run = read_run(path)
+        runs[run["name"].iloc[0]] = run
+    return runs, qrels, folder
+
+
+def test_all_measures_in_one_pass_equal_ir_measures_per_measure(trec7):
+    runs, qrels, _ = trec7
+    some = dict(list(runs.items())[:3])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # UE's own notes about the pool
+        matrices = topic_matrices(some, qrels, MEASURES)
+        assert list(matrices) == MEASURES
+        for m in MEASURES:
+            assert_same(matrices[m], reference_matrix(some, qrels, m))
+            assert_same(topic_matrix(some, qrels, m), matrices[m])
+
+
+def test_nineteen_runs_match_the_official_gdeval_output(trec7):
+    runs, qrels, folder = trec7
+    nd, err = parse_measure("nDCG@20"), parse_measure("ERR@20")
+    matrices = topic_matrices(runs, qrels, [nd, err])
+    gdeval = pd.read_csv(folder / "reference_eval" / "gdeval_c.csv", dtype={"topic": str})
+    gdeval = gdeval[(gdeval["k"] == 20) & (gdeval["topic"] != "amean")]
+    for column, m in [("ndcg@k", nd), ("err@k", err)]:
+        official = gdeval.pivot(index="run", columns="topic", values=column)
+        official = official.reindex(index=list(runs), columns=list(matrices[m].columns))
+        assert not official.isna().any().any()
+        # gdeval prints 5 decimals; binary labels make its exp-log2 nDCG pytrec_eval's nDCG
+        np.testing.assert_allclose(matrices[m].to_numpy(), official.to_numpy(), atol=5.1e-6, rtol=0)
+
+
+def _small():
+    qrels = pd.DataFrame({"qid": ["1", "1", "1", "2", "2", "3", "1"],
+                          "docno": ["a", "b", "c", "a", "d", "e", "f"], "label": [1, 0, 2, 1, 1, 0, 1]})
+    runs = {
+        "full": pd.DataFrame({"qid": ["1", "1", "2", "2", "3"], "docno": ["a", "c", "d", "x", "e"],
+                              "score": [3.0, 2.0, 1.0, 0.5, 1.0]}),
+        # topic 2 missing, an extra topic 9, topic 1 split over two blocks of lines
+        "split": pd.DataFrame({"qid": ["1", "9", "1", "3"], "docno": ["c", "a", "a", "e"],
+                               "score": [1.0, 9.0, 2.0, 1.0]}),
+        "only_extra": pd.DataFrame({"qid": ["9"], "docno": ["a"], "score": [1.0]}),
+        "empty": pd.DataFrame({"qid": pd.Series([], dtype=object), "docno": pd.Series([], dtype=object),
+                               "score": pd.Series([], dtype=float)}),
+        # ids that are not str: compared as str, as the reference does
+        "ints": pd.DataFrame({"qid": [1, 1, 2], "docno": ["b", "a", "a"], "score": [2, 1, 5]}),
+        # a pair listed twice (read_run refuses it; a hand-made frame may hold it)
+        "twice": pd.DataFrame({"qid": ["1", "1", "1"], "docno": ["a", "b", "a"], "score": [1.0, 2.0, 3.0]}),
+    }
+    return runs, qrels
+
+
+@pytest.mark.parametrize("qids", [None, ["3", "1"], ["1", "2", "3", "77"], ["2", "2", "1"], []])
+def test_topic_policy_edge_cases_equal_the_reference(qids):
+    runs, qrels = _small()
+    measures = [parse_measure(m) for m in ["nDCG@2", "ERR@2", "AP", "P@1", "NumRet"]]
+    matrices = topic_matrices(runs, qrels, measures, qids)
+    for m in measures:
+        assert_same(matrices[m], reference_matrix(runs, qrels, m, qids))
+
+
+def test_default_columns_are_the_qrels_topics_in_first_seen_order():
+    runs, qrels = _small()
+    shuffled = qrels.iloc[[3, 0, 5, 1, 4, 2, 6]]  # topic 2 first, topic 1 in several blocks
+    m = parse_measure("AP")
+    got = topic_matrices(runs, shuffled, [m])[m]
+    assert list(got.columns) == ["2", "1", "3"]
+    assert_same(got, reference_matrix(runs, shuffled, m))
+
+
+def test_qrels_with_a_pair_judged_twice_go_to_ir_measures_as_a_frame():
+    runs, qrels = _small()
+    twice = pd.concat([qrels, pd.DataFrame({"qid": ["1"], "docno": ["a"], "label": [0]})], ignore_index=True)
+    for m in [parse_measure("AP"), parse_measure("ERR@2")]:
+        assert_same(topic_matrices(runs, twice, [m])[m], reference_matrix(runs, twice, m))
+
+
+def test_a_repeated_measure_is_evaluated_once_and_no_runs_give_empty_matrices():
+    runs, qrels = _small()
+    ap = parse_measure("AP")
+    matrices = topic_matrices(runs, qrels, [ap, parse_measure("AP")])
+    assert list(matrices) == [ap]
+    empty = topic_matrices({}, qrels, [ap])[ap]
+    assert empty.shape == (0, 3) and list(empty.columns) == ["1", "2", "3"]
+
+
+def test_an_unsupported_measure_is_an_error():
+    runs, qrels = _small()
+    with pytest.raises(ValueError, match="nsupported"):
+        topic_matrices(runs, qrels, [parse_measure("AP"), ir_measures.parse_measure("alpha_nDCG@5")])
+
+
+def test_topic_scores_equal_the_reference_and_warn():
+    from pyterrier_risk.core._topics import TopicPolicyWarning
+    from pyterrier_risk.measures._topics import topic_scores
+
+    runs, qrels = _small()
+    qrels_m = qrels.rename(columns={"qid": "query_id", "docno": "doc_id", "label": "relevance"})
+    for name in ["full", "split", "twice"]:
+        run = runs[name].rename(columns={"qid": "query_id", "docno": "doc_id"})
+        for m in [parse_measure("AP"), parse_measure("ERR@2")]:
+            if name == "full":  # every qrels topic, no other: no warning
+                with warnings.catch_warnings():
+                    warnings.simplefilter("error")
+                    got = topic_scores(m, qrels_m, run, name)
+            else:
+                with pytest.warns(TopicPolicyWarning) as record:
+                    got = topic_scores(m, qrels_m, run, name)
+                assert any(f"{name} has no results for" in str(w.message) for w in record)
+            expected = reference_matrix({name: runs[name]}, qrels, m).iloc[0]
+            assert list(got.index) == list(expected.index) and got.name == str(m)
+            np.testing.assert_array_equal(got.to_numpy(), expected.to_numpy())
