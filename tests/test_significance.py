@@ -261,16 +261,16 @@ def test_series_are_aligned_by_topic():
     assert randomization_test(ss, bs, alpha=2).p_value == randomization_test(s, b, alpha=2).p_value
 
 
-@pytest.mark.parametrize(("kwargs", "match"), [
-    ({"alpha": -1}, "alpha"),
-    ({"n_resamples": 0}, "n_resamples"),
-    ({"n_resamples": True}, "n_resamples"),
-    ({"statistic": "mean"}, "statistic"),
-    ({"alternative": "both"}, "alternative"),
-    ({"null": "gaussian"}, "null"),
+@pytest.mark.parametrize(("kwargs", "match", "error"), [
+    ({"alpha": -1}, "alpha", ValueError),
+    ({"n_resamples": 0}, "n_resamples", ValueError),
+    ({"n_resamples": True}, "n_resamples", TypeError),  # a bool is not a count (core's check_int)
+    ({"statistic": "mean"}, "statistic", ValueError),
+    ({"alternative": "both"}, "alternative", ValueError),
+    ({"null": "gaussian"}, "null", ValueError),
 ])
-def test_randomization_bad_options(kwargs, match):
-    with pytest.raises(ValueError, match=match):
+def test_randomization_bad_options(kwargs, match, error):
+    with pytest.raises(error, match=match):
         randomization_test([0.1, 0.2], [0.2, 0.1], **kwargs)
 
 

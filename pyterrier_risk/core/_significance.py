@@ -62,7 +62,7 @@ from scipy import stats
 
 from ._trisk import TRiskResult, trisk
 from ._urisk import risk_weighted_differences
-from ._validate import as_matrix, as_score_pair, check_alpha
+from ._validate import as_matrix, as_score_pair, check_alpha, check_int
 
 __all__ = [
     "CORRECTION_METHODS",
@@ -241,9 +241,7 @@ def _check_choice(value: str, name: str, choices: tuple[str, ...]) -> str:
 
 
 def _check_resamples(n_resamples: int) -> int:
-    if isinstance(n_resamples, bool) or not isinstance(n_resamples, (int, np.integer)) or n_resamples < 1:
-        raise ValueError(f"n_resamples must be a positive integer, got {n_resamples!r}")
-    return int(n_resamples)
+    return check_int(n_resamples, "n_resamples")
 
 
 def _flip_chunks(c: int, n_resamples: int, seed: Any, cells_per_row: int) -> tuple[Iterator[np.ndarray], int,

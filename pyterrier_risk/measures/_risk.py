@@ -19,8 +19,6 @@ from __future__ import annotations
 
 import functools
 import hashlib
-import math
-import numbers
 import os
 import warnings
 from collections.abc import Iterator
@@ -31,6 +29,7 @@ from ir_measures import Metric
 from ir_measures.measures import Measure, ParamInfo, register
 
 from ..core._baselines import BASELINE_KINDS
+from ..core._validate import check_alpha
 from ._wrapped import MeasureNameError, WrappedMeasure, parse_measure
 
 if TYPE_CHECKING:
@@ -87,13 +86,10 @@ class RiskMeasure(WrappedMeasure):
         params = {k: v for k, v in params.items() if not (v is None and k in ("baseline", "pool"))}
         out = super()._normalise(params)
         if "alpha" in out:
-            alpha = out["alpha"]
-            if isinstance(alpha, bool) or not isinstance(alpha, numbers.Real):
-                raise TypeError(f"{self.NAME}: alpha must be a number, got {alpha!r}")
-            alpha = float(alpha)
-            if not math.isfinite(alpha) or alpha < 0:
-                raise ValueError(f"{self.NAME}: alpha must be a finite number >= 0, got {alpha!r}")
-            out["alpha"] = alpha
+            try:
+                out["alpha"] = check_alpha(out["alpha"])
+            except (TypeError, ValueError) as e:
+                raise type(e)(f"{self.NAME}: {e}") from None
         if "se" in out and out["se"] not in ("parametric", "jackknife"):
             raise ValueError(f"{self.NAME}: se must be 'parametric' or 'jackknife', got {out['se']!r}")
         if "baseline" in out:
