@@ -367,7 +367,7 @@ class RiskObjective:
                 f"pass one score per training row, in training-row order{hint}"
             )
         mats = np.stack(
-            [sort(np.ascontiguousarray(b[:, s]), y, qstart, self.label_gain, disc, inv_cut,
+            [sort(_kernel_array(b[:, s]), y, qstart, self.label_gain, disc, inv_cut,
                              self.cutoff)[1] for s in range(b.shape[1])]
         )  # fmt: skip
         if self.kind in _SINGLE:
@@ -457,7 +457,7 @@ class RiskObjective:
         bd = self._ensure_bound(labels, group, new_run, parallel)
         if preds.ndim != 1 or len(preds) != bd.n:
             raise ValueError(f"expected {bd.n} scores, got shape {preds.shape}")
-        preds = np.ascontiguousarray(preds)
+        preds = _kernel_array(preds)
         sort_and_ndcg = K.sort_and_ndcg if parallel else K.sort_and_ndcg_serial
         lambdas = K.lambdas if parallel else K.lambdas_serial
         order, mm = sort_and_ndcg(preds, bd.y, bd.qstart, self.label_gain, bd.disc, bd.inv_cut, self.cutoff)
@@ -652,6 +652,15 @@ def _georisk_ratio(st: GeoRiskRound, mm: np.ndarray) -> np.ndarray:
         ratio = ratio / np.median(reference)
     out[cols] = np.where(good, ratio, 1.0)
     return out
+
+
+def _kernel_array(values: np.ndarray) -> np.ndarray:
+    """``values`` as a writable, C-contiguous float64 array (copied only if needed).
+
+    numba compiles a kernel once per argument type, and a read-only array is another type: passing
+    every score array with the same flags keeps each kernel to one compilation per process.
+    """
+    return np.require(values, dtype=np.float64, requirements=["C", "W"])
 
 
 def _check_choice(value: Any, name: str, choices: tuple[str, ...]) -> None:
