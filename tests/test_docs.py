@@ -31,9 +31,7 @@ PAGES = [REPO / "README.md", *sorted((REPO / "docs").glob("*.md"))]
 NO_CODE_PAGES = {"index.md", "api.md"}
 # Every block that prints must show its output, except on these pages, whose blocks do not all show
 # it yet: remove a page once each of its printing blocks is followed by its ```text output.
-OUTPUT_PENDING = {"objectives.md",
-                  "objective_georisk.md", "objective_tfaro.md", "objective_tfaro_star.md",
-                  "objective_tsaro.md", "objective_urisk.md"}
+OUTPUT_PENDING: set[str] = set()
 
 _OPEN = re.compile(r"^(`{3,})\s*([^`\s]*)([^`]*)$")
 

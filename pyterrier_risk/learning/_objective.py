@@ -192,6 +192,8 @@ class RiskObjective:
         active_: per-query mask of the queries that can have a gradient (≥ 2 distinct labels and a
             positive max DCG@cutoff); risk statistics (``s_x``, the GeoRisk matrix) use only these.
         alpha_prime_: per-query α′ (T-SARO, T-FARO, T*-FARO).
+        georisk_ratio_: per-query multiplier of GeoRisk's default pair weight
+            (``georisk_weight='ratio'``, α > 0; see :func:`_georisk_ratio`).
         s_x_: the standard deviation of the URisk summands used by T-SARO/T-FARO.
         ndcg_history_: rounds × queries model NDCG@cutoff (``record_ndcg=True`` only).
         history_: one dict per round: ``round``, ``mean_ndcg`` (active queries), ``below`` (number
@@ -286,6 +288,7 @@ class RiskObjective:
         self.round_ = 0
         self.model_ndcg_: np.ndarray | None = None
         self.alpha_prime_: np.ndarray | None = None
+        self.georisk_ratio_: np.ndarray | None = None
         self.s_x_: float | None = None
         self.history_: list[dict[str, float]] = []
         self._ndcg_rounds: list[np.ndarray] = []
