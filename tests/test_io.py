@@ -415,7 +415,11 @@ def test_fast_path_scores_are_pythons_floats(tmp_path):
     values = rng.standard_normal(50_000) * 10.0 ** rng.integers(-320, 308, 50_000)
     tokens = [repr(float(v)) for v in values] + [f"{v:.17g}" for v in rng.random(50_000)]
     tokens += [f"{v:.25e}" for v in rng.random(50_000) * 1e3]
-    tokens += ["0." + "".join(map(str, rng.integers(0, 10, 40))) for _ in range(50_000)]
+    tokens += ["0." + "".join(map(str, rng.integers(0, 10, 40))) for _ in range(30_000)]
+    # long mantissas with an exponent, and long integers (pandas < 3.1's default parser rounds
+    # some of these one ulp away from Python's float)
+    tokens += ["".join(map(str, rng.integers(1, 10, 30))) + f"e{e}" for e in rng.integers(-60, 60, 10_000)]
+    tokens += ["".join(map(str, rng.integers(1, 10, n))) for n in rng.integers(16, 40, 10_000)]
     path = tmp_path / "scores.run"
     path.write_text("".join(f"1 Q0 d{i} {i} {t} x\n" for i, t in enumerate(tokens)))
     fast = _trec._fast_run_columns(path)

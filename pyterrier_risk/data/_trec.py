@@ -176,14 +176,18 @@ def _fast_table(p: Path, names: list[str], dtypes: dict[str, Any]) -> pd.DataFra
 
     One more column than ``names`` is read (as a number: a text field there fails to parse), so that a
     line with a field too many is seen (None then); a missing trailing field is ``NaN`` in the last
-    named column (checked here). Any
-    failure (an unreadable or corrupt file, bad UTF-8, a field too many, a number pandas cannot
-    parse) also gives None: the strict parser then reads the file and names the problem.
+    named column (checked here). Any failure (an unreadable or corrupt file, bad UTF-8, two fields
+    too many, a number pandas cannot parse, anything else pandas raises) also gives None: the strict
+    parser then reads the file and names the problem.
     """
     import numpy as np
     import pandas as pd
 
     columns = [*names, "_extra"]
+    # pandas >= 3.1 has one float converter, correctly rounded; before, only "round_trip" gives
+    # Python's float for every spelling (the default is off by an ulp on long mantissas)
+    version = tuple(int(x) for x in re.findall(r"\d+", pd.__version__)[:2])
+    precision = {} if version >= (3, 1) else {"float_precision": "round_trip"}
     try:
         with open(p, "rb") as fh:
             kind = _compression(fh.read(10))
@@ -192,9 +196,9 @@ def _fast_table(p: Path, names: list[str], dtypes: dict[str, Any]) -> pd.DataFra
                 _CheckedBytes(raw), sep=r"\s+", header=None, names=columns, index_col=False,
                 dtype={**{c: object for c in names}, "_extra": np.float64, **dtypes}, keep_default_na=False,
                 na_values={names[-1]: [""], "_extra": [""]}, quoting=csv.QUOTE_NONE, engine="c",
-                encoding="utf-8", encoding_errors="strict",
+                encoding="utf-8", encoding_errors="strict", **precision,
             )  # fmt: skip
-    except (_StrictOnly, OSError, EOFError, lzma.LZMAError, ValueError, OverflowError, UnicodeError):
+    except Exception:  # whatever the cause, the strict parser decides (and names the line)
         return None
     if table.empty or table[names[-1]].isna().any() or table["_extra"].notna().any():
         return None
