@@ -141,24 +141,14 @@ class _StrictOnly(Exception):  # noqa: N818 - a signal, not an error
     """The fast parser cannot vouch for this file: the strict parser reads it (and names any error)."""
 
 
-class _CheckedBytes:
-    """A binary stream that raises :class:`_StrictOnly` on bytes pandas would read unlike ``str.split``.
+class _ByteCheck:
+    """Raises :class:`_StrictOnly` on bytes that pandas would read unlike ``str.split``, chunk by chunk."""
 
-    It drops one byte-order mark at the start (as ``utf-8-sig`` does) and checks each chunk as pandas
-    pulls it, so the file is read once and never held whole in memory.
-    """
-
-    def __init__(self, raw: IO[bytes]) -> None:
-        self._raw = raw
-        self._start = True
+    def __init__(self) -> None:
         self._tail = b""  # the last bytes of the previous chunk: a UTF-8 sequence may span two
 
-    def read(self, size: int = -1) -> bytes:
-        """The next chunk of at most ``size`` bytes (all that is left when ``size`` is negative)."""
-        chunk = self._raw.read(size)
-        if self._start and chunk:
-            self._start = False
-            chunk = chunk.removeprefix(_BOM)
+    def __call__(self, chunk: bytes) -> bytes:
+        """Check the next chunk of the file (after the byte-order mark) and return it."""
         if chunk.isascii():
             if any(bad in chunk for bad in _ASCII_STRICT_ONLY):
                 raise _StrictOnly
@@ -167,8 +157,52 @@ class _CheckedBytes:
         self._tail = chunk[-2:]
         return chunk
 
+
+class _CheckedBytes:
+    """A binary stream that checks each chunk (:class:`_ByteCheck`) as pandas pulls it.
+
+    It drops one byte-order mark at the start (as ``utf-8-sig`` does); the file is read once and
+    never held whole in memory.
+    """
+
+    def __init__(self, raw: IO[bytes]) -> None:
+        self._raw = raw
+        self._start = True
+        self._check = _ByteCheck()
+
+    def read(self, size: int = -1) -> bytes:
+        """The next chunk of at most ``size`` bytes (all that is left when ``size`` is negative)."""
+        chunk = self._raw.read(size)
+        if self._start and chunk:
+            self._start = False
+            chunk = chunk.removeprefix(_BOM)
+        return self._check(chunk)
+
     def __iter__(self) -> Iterator[bytes]:  # pandas takes an object with read() and __iter__ for a file
         return iter(lambda: self.read(1 << 18), b"")
+
+    def close(self) -> None:
+        """Close the underlying file."""
+        self._raw.close()
+
+
+def _source(p: Path) -> str | _CheckedBytes:
+    """What pandas reads: a plain file's path, or a :class:`_CheckedBytes` stream (close it).
+
+    A plain file is checked in a first pass and then read by pandas from its path, which is faster
+    than from a Python stream; a compressed file, or one that starts with a byte-order mark, is
+    read through the checking stream.
+    """
+    with open(p, "rb") as fh:
+        head = fh.read(10)
+        kind = _compression(head)
+        if kind is None and not head.startswith(_BOM):
+            check = _ByteCheck()
+            check(head)
+            for chunk in iter(lambda: fh.read(1 << 20), b""):
+                check(chunk)
+            return str(p)
+    return _CheckedBytes(open(p, "rb") if kind is None else _OPENERS[kind](p, "rb"))
 
 
 def _fast_table(p: Path, names: list[str], dtypes: dict[str, Any]) -> pd.DataFrame | None:
@@ -188,18 +222,20 @@ def _fast_table(p: Path, names: list[str], dtypes: dict[str, Any]) -> pd.DataFra
     # Python's float for every spelling (the default is off by an ulp on long mantissas)
     version = tuple(int(x) for x in re.findall(r"\d+", pd.__version__)[:2])
     precision = {} if version >= (3, 1) else {"float_precision": "round_trip"}
+    source = None
     try:
-        with open(p, "rb") as fh:
-            kind = _compression(fh.read(10))
-        with (open(p, "rb") if kind is None else _OPENERS[kind](p, "rb")) as raw:
-            table = pd.read_csv(
-                _CheckedBytes(raw), sep=r"\s+", header=None, names=columns, index_col=False,
-                dtype={**{c: object for c in names}, "_extra": np.float64, **dtypes}, keep_default_na=False,
-                na_values={names[-1]: [""], "_extra": [""]}, quoting=csv.QUOTE_NONE, engine="c",
-                encoding="utf-8", encoding_errors="strict", **precision,
-            )  # fmt: skip
+        source = _source(p)
+        table = pd.read_csv(
+            source, sep=r"\s+", header=None, names=columns, index_col=False,
+            dtype={**{c: object for c in names}, "_extra": np.float64, **dtypes}, keep_default_na=False,
+            na_values={names[-1]: [""], "_extra": [""]}, quoting=csv.QUOTE_NONE, engine="c",
+            encoding="utf-8", encoding_errors="strict", compression=None, **precision,
+        )  # fmt: skip
     except Exception:  # whatever the cause, the strict parser decides (and names the line)
         return None
+    finally:
+        if isinstance(source, _CheckedBytes):
+            source.close()
     if table.empty or table[names[-1]].isna().any() or table["_extra"].notna().any():
         return None
     return table
