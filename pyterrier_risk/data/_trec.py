@@ -186,22 +186,14 @@ class _CheckedBytes:
         self._raw.close()
 
 
-def _source(p: Path) -> str | _CheckedBytes:
-    """What pandas reads: a plain file's path, or a :class:`_CheckedBytes` stream (close it).
+def _source(p: Path) -> _CheckedBytes:
+    """The checking stream pandas reads ``p`` through, decompressed when ``p`` is compressed (close it).
 
-    A plain file is checked in a first pass and then read by pandas from its path, which is faster
-    than from a Python stream; a compressed file, or one that starts with a byte-order mark, is
-    read through the checking stream.
+    A stream, not the path: given a path, pandas is a little faster but holds the whole file in
+    memory (about +40% peak memory on a 10-million-line run); the stream keeps one chunk at a time.
     """
     with open(p, "rb") as fh:
-        head = fh.read(10)
-        kind = _compression(head)
-        if kind is None and not head.startswith(_BOM):
-            check = _ByteCheck()
-            check(head)
-            for chunk in iter(lambda: fh.read(1 << 20), b""):
-                check(chunk)
-            return str(p)
+        kind = _compression(fh.read(10))
     return _CheckedBytes(open(p, "rb") if kind is None else _OPENERS[kind](p, "rb"))
 
 
@@ -234,7 +226,7 @@ def _fast_table(p: Path, names: list[str], dtypes: dict[str, Any]) -> pd.DataFra
     except Exception:  # whatever the cause, the strict parser decides (and names the line)
         return None
     finally:
-        if isinstance(source, _CheckedBytes):
+        if source is not None:
             source.close()
     if table.empty or table[names[-1]].isna().any() or table["_extra"].notna().any():
         return None
