@@ -37,8 +37,8 @@ __all__ = ["objective", "RiskObjective", "KINDS"]
 KINDS = ("lambdarank", "urisk", "tsaro", "tfaro", "tfaro_star", "georisk")
 SINGLE_BASELINE_KINDS = ("urisk", "tsaro", "tfaro")
 MULTI_BASELINE_KINDS = ("tfaro_star", "georisk")
-_SINGLE = SINGLE_BASELINE_KINDS
-_MULTI = MULTI_BASELINE_KINDS
+# kinds whose baseline is one NDCG row (a single baseline, or T*-FARO's mean of several)
+_ROW_BASELINE_KINDS = (*SINGLE_BASELINE_KINDS, "tfaro_star")
 _LAMBDARANK_DEFAULTS: dict[str, Any] = {
     "sigmoid": 1.0,
     "lambdarank_truncation_level": 30,
@@ -253,7 +253,7 @@ class RiskObjective:
             if baseline is not None or baselines is not None:
                 raise ValueError("kind 'lambdarank' takes no baseline/baselines")
             return None
-        if kind in _SINGLE:
+        if kind in SINGLE_BASELINE_KINDS:
             if baselines is not None:
                 raise ValueError(f"kind {kind!r} takes one baseline= (per-row scores), not baselines=")
             if baseline is None:
@@ -277,8 +277,9 @@ class RiskObjective:
         bad = ~np.isfinite(arr)
         if bad.any():
             rows = np.flatnonzero(bad.any(axis=1))
+            name = "baseline" if kind in SINGLE_BASELINE_KINDS else "baselines"
             raise ValueError(
-                f"{'baseline' if kind in _SINGLE else 'baselines'} has missing or non-finite scores at "
+                f"{name} has missing or non-finite scores at "
                 f"{len(rows)} row(s), first rows {rows[:5].tolist()}: every training row needs a score"
             )
         return np.ascontiguousarray(arr, dtype=np.float64)
@@ -373,7 +374,7 @@ class RiskObjective:
             [sort(_kernel_array(b[:, s]), y, qstart, self.label_gain, disc, inv_cut,
                              self.cutoff)[1] for s in range(b.shape[1])]
         )  # fmt: skip
-        if self.kind in _SINGLE:
+        if self.kind in SINGLE_BASELINE_KINDS:
             return mats[0]
         return mats.mean(axis=0) if self.kind == "tfaro_star" else mats
 
@@ -486,7 +487,7 @@ class RiskObjective:
 
         nq = len(bd.group)
         w = _PairWeights(K.MODE_SCALE, np.ones(nq), np.zeros(nq), np.zeros(nq), _empty_georisk_round(nq))
-        if self.kind in ("urisk", "tsaro", "tfaro", "tfaro_star"):
+        if self.kind in _ROW_BASELINE_KINDS:
             w.mb = bd.mb
         if self.kind == "urisk":
             w.mode = K.MODE_UCRO
@@ -514,7 +515,7 @@ class RiskObjective:
         active = bd.active
         mean = float(mm[active].mean()) if active.any() else math.nan
         record = {"round": float(self.round_), "mean_ndcg": mean}
-        if self.kind in ("urisk", "tsaro", "tfaro", "tfaro_star"):
+        if self.kind in _ROW_BASELINE_KINDS:
             record["below"] = float(np.count_nonzero(mm[active] < bd.mb[active]))
         if self.kind == "georisk" and self.alpha > 0:
             record["georisk"] = w.geo.georisk
