@@ -14,9 +14,11 @@ test queries and compares each model with native lambdarank trained with the sam
   jointly over the seeds) and a bootstrap 95% CI.
 
 Recipes (``--recipes``): ``default`` (the shipped defaults: ``risk_norm='native'``, GeoRisk
-``georisk_weight='ratio'``), ``weighted`` (the papers' plug-in: ``risk_norm='weighted'``),
-``dincer2016`` (GeoRisk: the paper's literal |dGeoRisk|, weighted), ``ndcg_units`` (GeoRisk: version
-0.1, weighted), ``exact`` (GeoRisk: ``georisk_update='exact'``). ``--early-stopping`` trains up to
+``georisk_weight='ratio'``, T-FARO/T*-FARO ``faro_tr='centred'``), ``weighted`` (the papers' plug-in:
+``risk_norm='weighted'``), ``dincer2016`` (GeoRisk: the paper's literal |dGeoRisk|, weighted),
+``ndcg_units`` (GeoRisk: version 0.1, weighted), ``exact`` (GeoRisk: ``georisk_update='exact'``),
+``dincer2014`` (T-FARO/T*-FARO: the paper's literal T_R = x/s_x, weighted), ``uncentred`` (the same
+T_R with ``risk_norm='native'``, version 0.2's default). ``--early-stopping`` trains up to
 2 x rounds trees, early-stopped on the validation fold (patience 30).
 
     python examples/mq2008_risk_study.py --quick        # fold 1, seed 1, 50 trees (< 1 minute)
@@ -73,8 +75,11 @@ RECIPES = {  # recipe -> objective_params
     "dincer2016": {"risk_norm": "weighted", "georisk_weight": "dincer2016"},
     "ndcg_units": {"risk_norm": "weighted", "georisk_weight": "ndcg_units"},
     "exact": {"georisk_update": "exact"},
+    "dincer2014": {"risk_norm": "weighted", "faro_tr": "dincer2014"},
+    "uncentred": {"faro_tr": "dincer2014"},
 }
 GEORISK_ONLY = ("dincer2016", "ndcg_units", "exact")
+FARO_ONLY = ("dincer2014", "uncentred")
 # six retrieval-model features of LETOR 4.0 as the multiple baselines (0-based columns of TF*IDF,
 # BM25 of the body, BM25, LMIR.ABS, LMIR.DIR, LMIR.JM of the whole document)
 FEATURE_BASELINES = [14, 20, 24, 29, 34, 39]
@@ -87,18 +92,53 @@ def per_query(run: pd.DataFrame, qrels: pd.DataFrame, qids: list[str]) -> pd.Ser
     return pd.Series(values, dtype=float).reindex(qids).fillna(0.0)
 
 
+def learned_baselines(valid: pd.DataFrame) -> dict[str, object]:
+    """Four rankers learned on the fold's validation queries (unseen by training and test queries).
+
+    The 2016 paper's multiple baselines are learned models trained on held-out queries (LambdaMART,
+    GBRT, two linear learners), "more akin to the systems submitted to TREC" than one weighting
+    feature. Here: LambdaMART, pointwise GBRT, a random forest (LightGBM) and ridge regression.
+    Returns name -> a function of a features matrix giving the scores.
+    """
+    import lightgbm as lgb
+
+    x = np.stack(valid["features"].to_numpy())
+    y = valid["label"].to_numpy(dtype=float)
+    group = valid.groupby("qid", sort=False).size().to_numpy()
+    common = {"verbosity": -1, "num_threads": 1, "deterministic": True, "seed": 7, "min_data_in_leaf": 20}
+    params = {
+        "lambdamart": {"objective": "lambdarank", "learning_rate": 0.05, "num_leaves": 7},
+        "gbrt": {"objective": "regression", "learning_rate": 0.05, "num_leaves": 7},
+        "forest": {"objective": "regression", "boosting": "rf", "num_leaves": 15, "bagging_fraction": 0.632,
+                   "bagging_freq": 1, "feature_fraction": 0.5},
+    }  # fmt: skip
+    out: dict[str, object] = {}
+    for name, p in params.items():
+        data = lgb.Dataset(x, y, group=group if name == "lambdamart" else None)
+        out[name] = lgb.train({**common, **p}, data, num_boost_round=100).predict
+    mu, sd = x.mean(axis=0), x.std(axis=0) + 1e-9
+    z = np.column_stack([(x - mu) / sd, np.ones(len(x))])
+    w = np.linalg.solve(z.T @ z + np.eye(z.shape[1]), z.T @ y)
+    out["ridge"] = lambda f: np.column_stack([(f - mu) / sd, np.ones(len(f))]) @ w
+    return out
+
+
 def load_fold(k: int, multi: str, agg: pd.DataFrame) -> dict:
     """Training/validation/test frames of fold ``k`` and the test queries' baseline NDCG@10."""
     systems = [c for c in agg.columns if c.startswith("ranker")]
+    fold = mq2008_fold(k, DATA / "letor4-mq2008")
+    learned = learned_baselines(fold.valid) if multi == "learned" else {}
 
     def candidates(frame: pd.DataFrame) -> pd.DataFrame:
         out = MQ2008Fold.candidates(frame)
         if multi == "agg":
             scores = agg_baseline_scores(frame, agg)
             out = out.assign(**{s: scores[:, j] for j, s in enumerate(systems)})
+        if learned:
+            x = np.stack(frame["features"].to_numpy())
+            out = out.assign(**{name: predict(x) for name, predict in learned.items()})
         return out
 
-    fold = mq2008_fold(k, DATA / "letor4-mq2008")
     test = candidates(fold.test)
     qids = list(dict.fromkeys(fold.test["qid"]))
     qrels = fold.test[["qid", "docno", "label"]].rename(
@@ -111,6 +151,9 @@ def load_fold(k: int, multi: str, agg: pd.DataFrame) -> dict:
 
     if multi == "features":
         sysm = enc = pd.DataFrame({f"f{j + 1}": feature_run(j) for j in FEATURE_BASELINES})
+    elif multi == "learned":
+        runs = {n: test[["qid", "docno", n]].rename(columns={n: "score"}) for n in learned}
+        sysm = enc = pd.DataFrame({n: per_query(run, qrels, qids) for n, run in runs.items()})
     else:  # the systems' real lists (GeoRisk among them, as the 2016 paper evaluates) ...
         runs = system_runs(agg, set(qids))
         sysm = pd.DataFrame({s: per_query(runs[s], qrels, qids) for s in systems})
@@ -121,7 +164,7 @@ def load_fold(k: int, multi: str, agg: pd.DataFrame) -> dict:
         "train": candidates(fold.train), "train_qrels": MQ2008Fold.qrels(fold.train),
         "valid": candidates(fold.valid), "valid_qrels": MQ2008Fold.qrels(fold.valid),
         "test": test, "qrels": qrels, "qids": qids, "bm25": feature_run(BM25_FEATURE), "sys": sysm,
-        "enc": enc, "baselines": list(FEATURE_BASELINES) if multi == "features" else systems,
+        "enc": enc, "baselines": {"features": FEATURE_BASELINES, "learned": [*learned]}.get(multi, systems),
     }  # fmt: skip
 
 
@@ -259,6 +302,11 @@ def markdown(table: pd.DataFrame) -> str:
     return "\n".join(lines) + "\n"
 
 
+def _applies(recipe: str, kind: str) -> bool:
+    """Whether ``recipe`` changes anything for ``kind`` (the GeoRisk and the FARO recipes)."""
+    return (recipe not in GEORISK_ONLY or kind == "georisk") and (recipe not in FARO_ONLY or "faro" in kind)
+
+
 def configurations(args: argparse.Namespace) -> list[tuple[str, str, float]]:
     """(kind, recipe, alpha) to train in one setting: native first, then every kind x recipe x alpha.
 
@@ -270,7 +318,7 @@ def configurations(args: argparse.Namespace) -> list[tuple[str, str, float]]:
     recipes = args.es_recipes if args.early_stopping else args.recipes
     for alpha in args.alphas:
         for kind in kinds:
-            out += [(kind, r, alpha) for r in recipes if kind == "georisk" or r not in GEORISK_ONLY]
+            out += [(kind, r, alpha) for r in recipes if _applies(r, kind)]
     return out
 
 
@@ -279,10 +327,12 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--kinds", nargs="+", choices=KINDS, default=list(KINDS))
     ap.add_argument("--recipes", nargs="+", choices=list(RECIPES),
-                    default=["default", "weighted", "dincer2016", "ndcg_units"])
+                    default=["default", "weighted", "dincer2016", "ndcg_units", "dincer2014", "uncentred"])
     ap.add_argument("--alphas", type=float, nargs="+", default=[5.0, 10.0, 20.0])
-    ap.add_argument("--baselines", nargs="+", choices=["agg", "features"], default=["agg", "features"],
-                    help="multiple baselines: the 25 MQ2008-agg systems and/or six retrieval-model features")
+    ap.add_argument("--baselines", nargs="+", choices=["agg", "features", "learned"],
+                    default=["agg", "features", "learned"],
+                    help="multiple baselines: the 25 MQ2008-agg systems, six retrieval-model features, "
+                         "and/or four rankers learned on the validation queries")
     ap.add_argument("--seeds", type=int, nargs="+", default=[1, 2, 3])
     ap.add_argument("--folds", type=int, nargs="+", default=[1, 2, 3, 4, 5])
     ap.add_argument("--rounds", type=int, default=150, help="trees (with --early-stopping: at most 2x)")
@@ -297,7 +347,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     if args.quick:
         args.folds, args.seeds, args.rounds, args.perm = [1], [1], 50, 100
         args.alphas, args.kinds, args.recipes = [0.0, 5.0], ["urisk", "georisk"], ["default", "weighted"]
-        args.baselines, args.protocols = ["agg"], ["fixed"]
+        args.baselines, args.protocols = ["agg", "learned"], ["fixed"]
     args.cache = args.cache or args.out.with_suffix(".pkl")
     return args
 

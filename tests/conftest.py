@@ -3,6 +3,10 @@
 Real-data tests read ``$PYTERRIER_RISK_DATA`` (default ``../shared/data`` next to the repository).
 When it is missing they skip with a reason, unless ``PYTERRIER_RISK_REQUIRE_DATA=1`` (set by
 ``.ci/run``), in which case they fail: CI must never silently skip the evidence.
+
+Property tests are seeded (hypothesis profile ``seeded``: the same examples on every run of one
+hypothesis version, so a red CI is never a coin toss). ``HYPOTHESIS_PROFILE=explore`` draws new
+examples each run (README, "Two commands").
 """
 
 from __future__ import annotations
@@ -13,6 +17,11 @@ import tempfile
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
+
+settings.register_profile("seeded", derandomize=True, database=None)
+settings.register_profile("explore", derandomize=False)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "seeded"))
 
 REPO = Path(__file__).resolve().parents[1]
 DATA = Path(os.environ.get("PYTERRIER_RISK_DATA", REPO.parent / "shared" / "data"))

@@ -67,13 +67,17 @@ def test_mq2008_risk_study_quick(tmp_path):
     out = tmp_path / "study.csv"
     text = run_example("examples/mq2008_risk_study.py", "--quick", "--out", str(out))
     table = pd.read_csv(out)
-    # native + {urisk, georisk} x {default, weighted} x alpha {0, 5}, on fold 1's 156 test queries
-    assert len(table) == 9 and set(table["n_queries"]) == {156} and set(table["seeds"]) == {1}
-    pairs = set(zip(table["kind"], table["recipe"], strict=True))
-    risk = {(k, r) for k in ("urisk", "georisk") for r in ("default", "weighted")}
-    assert pairs == risk | {("lambdarank", "default")}
+    # agg: native + {urisk, georisk} x {default, weighted} x alpha {0, 5}; learned (four rankers fitted
+    # on the validation queries): native + georisk (urisk's baseline is BM25 whatever the set), fold 1's 156
+    # test queries
+    assert list(table["baselines"].value_counts().sort_index().items()) == [("agg", 9), ("learned", 5)]
+    assert set(table["n_queries"]) == {156} and set(table["seeds"]) == {1}
+    pairs = set(zip(table["baselines"], table["kind"], table["recipe"], strict=True))
+    risk = {("agg", k, r) for k in ("urisk", "georisk") for r in ("default", "weighted")}
+    learned = {("learned", "georisk", r) for r in ("default", "weighted")}
+    assert pairs == risk | learned | {("agg", "lambdarank", "default"), ("learned", "lambdarank", "default")}
     at_zero = table[table["alpha"] == 0]
-    assert len(at_zero) == 5
+    assert len(at_zero) == 8
     # alpha = 0 is native lambdarank for every kind and recipe: identical per-query NDCG@10
     assert (at_zero["max_abs_diff_native"] == 0).all() and (at_zero["d_risk_bm25"] == 0).all()
     geo = table[(table["kind"] == "georisk") & (table["alpha"] == 5)]

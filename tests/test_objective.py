@@ -252,7 +252,7 @@ def random_set(seed=0, nq=40, size=8):
     return labels, scores, baseline, group
 
 
-def ref_alpha_prime(scores, labels, baseline, group, alpha):
+def ref_alpha_prime(scores, labels, baseline, group, alpha, centred=False):
     s = np.concatenate([[0], np.cumsum(group)])
     mm = np.array([ref_ndcg(scores[a:b], labels[a:b], 10) for a, b in zip(s[:-1], s[1:], strict=True)])
     mb = np.array([ref_ndcg(baseline[a:b], labels[a:b], 10) for a, b in zip(s[:-1], s[1:], strict=True)])
@@ -261,16 +261,19 @@ def ref_alpha_prime(scores, labels, baseline, group, alpha):
     active = np.array(
         [len(set(labels[a:b])) > 1 and labels[a:b].max() > 0 for a, b in zip(s[:-1], s[1:], strict=True)]
     )
+    if centred:  # T-FARO's default faro_tr='centred': T_R = (x - mean x) / s_x
+        x = x - x[active].mean()
     sx = x[active].std(ddof=1)  # divisor c - 1, as TRisk (docs/trisk.md: the printed c^-1 is a misprint)
     return alpha * (1 - norm.cdf(x / sx)), sx
 
 
-def test_tfaro_is_lambdarank_times_one_plus_alpha_prime():
+@pytest.mark.parametrize("faro_tr", ["centred", "dincer2014"])
+def test_tfaro_is_lambdarank_times_one_plus_alpha_prime(faro_tr):
     labels, scores, baseline, group = random_set()
     g0, h0 = call(objective("lambdarank", lambdarank_norm=False), scores, labels, group)
-    obj = objective("tfaro", alpha=5.0, baseline=baseline, lambdarank_norm=False)
+    obj = objective("tfaro", alpha=5.0, baseline=baseline, lambdarank_norm=False, faro_tr=faro_tr)
     g, h = call(obj, scores, labels, group)
-    ap, sx = ref_alpha_prime(scores, labels, baseline, group, 5.0)
+    ap, sx = ref_alpha_prime(scores, labels, baseline, group, 5.0, centred=faro_tr == "centred")
     np.testing.assert_allclose(obj.alpha_prime_, ap, rtol=1e-9)
     assert obj.s_x_ == pytest.approx(sx)
     mult = np.repeat(1 + ap, group)
@@ -298,8 +301,9 @@ def test_tsaro_is_ucro_with_alpha_prime():
 
 @pytest.mark.parametrize("se_round, frozen_from", [(1, 1), (0, 0), (None, None)])
 def test_when_sx_is_estimated(se_round, frozen_from):
+    # se_round applies to the paper's T_R (faro_tr='dincer2014'); the centred T_R is re-estimated every round
     labels, scores, baseline, group = random_set(2)
-    obj = objective("tfaro", alpha=2.0, baseline=baseline, se_round=se_round)
+    obj = objective("tfaro", alpha=2.0, baseline=baseline, se_round=se_round, faro_tr="dincer2014")
     rng = np.random.default_rng(0)
     sx = []
     for r in range(4):
@@ -312,6 +316,12 @@ def test_when_sx_is_estimated(se_round, frozen_from):
         assert len(set(sx[: frozen_from + 1])) == frozen_from + 1
     # the first estimate is the paper's s_x of the round-0 scores
     assert sx[0] == pytest.approx(ref_alpha_prime(scores, labels, baseline, group, 2.0)[1])
+    centred = objective("tfaro", alpha=2.0, baseline=baseline, se_round=se_round)
+    sx = []
+    for r in range(4):
+        call(centred, scores + r * rng.normal(size=len(scores)), labels, group)
+        sx.append(centred.s_x_)
+    assert len(set(sx)) == 4
 
 
 def test_tfaro_star_uses_mean_of_baselines():
@@ -697,6 +707,9 @@ def test_round_georisk_and_alpha_prime_equal_the_evaluation_functions(seed, alph
     assert st_.georisk == pytest.approx(expected, rel=1e-12, abs=1e-15)
     # alpha' of T-SARO/T-FARO: alpha * (1 - Phi(T_R)), T_R of the evaluation's TRisk over the active queries
     obj = objective("tfaro", alpha=alpha, baseline=[0.0])
-    ap = obj._alpha_prime(mm, mb[0], active)
+    ap = obj._alpha_prime(mm, mb[0], active, centred=False)
     t_r = ptr.trisk(mm[active], mb[0][active], alpha=alpha).t_r
     np.testing.assert_allclose(ap[active], alpha * (1.0 - norm.cdf(t_r)), rtol=1e-12, atol=1e-15)
+    # the centred T_R: TRisk's per-topic T_R less its mean (TRisk's x / s_x, shifted by the mean URisk / s_x)
+    ap = obj._alpha_prime(mm, mb[0], active, centred=True)
+    np.testing.assert_allclose(ap[active], alpha * (1.0 - norm.cdf(t_r - t_r.mean())), rtol=1e-9, atol=1e-12)

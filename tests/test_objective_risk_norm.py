@@ -1,4 +1,4 @@
-"""risk_norm (where the risk weights meet LightGBM's per-query normalisation) and georisk_weight."""
+"""risk_norm (where the risk weights meet LightGBM's per-query normalisation), georisk_weight, faro_tr."""
 
 from __future__ import annotations
 
@@ -8,7 +8,14 @@ import numpy as np
 import pytest
 from scipy.special import ndtr
 
-from pyterrier_risk.learning._objective import GEORISK_WEIGHTS, KINDS, RISK_NORMS, _georisk_ratio, objective
+from pyterrier_risk.learning._objective import (
+    FARO_TRS,
+    GEORISK_WEIGHTS,
+    KINDS,
+    RISK_NORMS,
+    _georisk_ratio,
+    objective,
+)
 
 
 def random_set(seed=0, nq=40, size=8):
@@ -41,6 +48,40 @@ def test_alpha_zero_is_bit_identical_to_lambdarank(kind, risk_norm, georisk_weig
     g, h = call(obj, scores, labels, group)
     np.testing.assert_array_equal(g, g0)
     np.testing.assert_array_equal(h, h0)
+
+
+@pytest.mark.parametrize("kind", ["tfaro", "tfaro_star"])
+@pytest.mark.parametrize("risk_norm", RISK_NORMS)
+@pytest.mark.parametrize("faro_tr", FARO_TRS)
+def test_faro_tr_alpha_zero_is_bit_identical_to_lambdarank(kind, risk_norm, faro_tr):
+    labels, scores, baseline, group = random_set(7)
+    g0, h0 = call(objective("lambdarank"), scores, labels, group)
+    obj = objective(kind, alpha=0.0, risk_norm=risk_norm, faro_tr=faro_tr, **kw_for(kind, baseline))
+    g, h = call(obj, scores, labels, group)
+    np.testing.assert_array_equal(g, g0)
+    np.testing.assert_array_equal(h, h0)
+
+
+@pytest.mark.parametrize("kind", ["tfaro", "tfaro_star"])
+def test_faro_tr_centred_keeps_the_emphasis_when_the_model_wins_everywhere(kind):
+    # a baseline far below the model on every query: the paper's alpha' vanishes, the centred one ranks
+    # the queries by their gain over the baseline (smallest gain: largest alpha')
+    labels, noise, _, group = random_set(5)
+    scores = labels + 0.4 * noise  # a good model
+    weak = -labels + 0.1 * noise  # a baseline that ranks the least relevant first
+    weak = weak if kind == "tfaro" else np.column_stack([weak, weak - 0.1 * noise])
+    kw = {"baseline": weak} if kind == "tfaro" else {"baselines": weak}
+    paper = objective(kind, alpha=5.0, faro_tr="dincer2014", **kw)
+    centred = objective(kind, alpha=5.0, faro_tr="centred", **kw)
+    call(paper, scores, labels, group)
+    call(centred, scores, labels, group)
+    act = centred.active_
+    x = centred.model_ndcg_[act] - centred.baseline_ndcg_[act]
+    assert (x > 0).all()  # the model wins every active query
+    assert paper.alpha_prime_[act].max() < 0.2 * centred.alpha_prime_[act].max()
+    expected = 5.0 * (1 - ndtr((x - x.mean()) / np.std(x, ddof=1)))
+    np.testing.assert_allclose(centred.alpha_prime_[act], expected, rtol=1e-12)
+    assert centred.s_x_ == pytest.approx(np.std(x, ddof=1))
 
 
 def _per_query_ratio(g, g0, group):
@@ -117,3 +158,5 @@ def test_options_are_checked_and_exact_update_keeps_the_difference_weight():
     with pytest.raises(ValueError, match="georisk_weight must be one of"):
         objective("georisk", baselines=[[1.0]], georisk_weight="paper")
     assert objective("georisk", baselines=[[1.0]], georisk_update="exact").georisk_weight == "ndcg_units"
+    with pytest.raises(ValueError, match="faro_tr must be one of 'centred', 'dincer2014'"):
+        objective("tfaro", baseline=[1.0], faro_tr="centered")

@@ -50,6 +50,8 @@ _UNSET: Any = object()
 RISK_NORMS = ("native", "weighted")
 # GeoRisk's pair weight: the default per-query ratio, the paper's |ΔGeoRisk|, or |ΔGeoRisk| in NDCG units
 GEORISK_WEIGHTS = ("ratio", "dincer2016", "ndcg_units")
+# T-FARO/T*-FARO's T_R: centred on the mean URisk summand each round, or the paper's x / s_x
+FARO_TRS = ("centred", "dincer2014")
 # below this many rows the per-round work is a few ms and thread start-up costs more than it saves
 _PARALLEL_MIN_ROWS = 50_000
 
@@ -156,10 +158,10 @@ class RiskObjective:
             BM25 feature column); for ``'urisk'``, ``'tsaro'``, ``'tfaro'``.
         baselines: rows × systems scores of several baselines; for ``'tfaro_star'``, ``'georisk'``.
         cutoff: NDCG cutoff of the per-query effectiveness ``M``.
-        se_round: T-SARO/T-FARO: ``s_x`` is re-estimated at every round up to this round and then
-            frozen. The default 1 freezes it after the first boosting iteration, as in the paper
-            (Dinçer et al. 2014, end of §6.3); 0 freezes it at the start (Jforests); None
-            re-estimates it every round.
+        se_round: T-SARO, and T-FARO/T*-FARO with ``faro_tr='dincer2014'``: ``s_x`` is
+            re-estimated at every round up to this round and then frozen. The default 1 freezes it
+            after the first boosting iteration, as in the paper (Dinçer et al. 2014, end of §6.3);
+            0 freezes it at the start (Jforests); None re-estimates it every round.
         georisk_update: ``'incremental'`` (default, the paper's §6 choice): a swap re-computes only the
             affected query's z (its expectation from the updated totals), the other queries' z
             summands are kept; ``'exact'``: every z of the model row is re-expected from the updated
@@ -181,6 +183,13 @@ class RiskObjective:
             paper's ``|GeoRisk(M_m + ΔM) − GeoRisk(M_m)|`` as is; ``'ndcg_units'``: that difference
             divided by GeoRisk's mean-only derivative (version 0.1's choice; always used with
             ``georisk_update='exact'``).
+        faro_tr: T-FARO/T*-FARO's standardised topic score in ``α′ = α·[1 − Φ(T_R)]``.
+            ``'centred'`` (default): ``T_R = (x − x̄)/s_x``, the mean and deviation of the URisk
+            summands of this round, so the queries with the smallest gain over the baseline get
+            α′ above α/2 and those with the largest gain near 0, whether or not the model already
+            beats the baseline on them; ``'dincer2014'``: the paper's ``T_R = x/s_x`` (Eq. 21),
+            whose α′ vanishes on every query once the model beats the baseline on its training
+            queries (docs/objective_tfaro.md).
         **lambdarank_params: LightGBM's ``sigmoid`` (1.0), ``lambdarank_truncation_level`` (30),
             ``lambdarank_norm`` (True) and ``label_gain`` (``2^i - 1``).
 
@@ -215,6 +224,7 @@ class RiskObjective:
         record_ndcg: bool = False,
         risk_norm: str = "native",
         georisk_weight: str = "ratio",
+        faro_tr: str = "centred",
         **lambdarank_params: Any,
     ) -> None:
         if not isinstance(kind, str) or kind not in KINDS:
@@ -222,6 +232,7 @@ class RiskObjective:
         _check_choice(georisk_update, "georisk_update", ("incremental", "exact"))
         _check_choice(risk_norm, "risk_norm", RISK_NORMS)
         _check_choice(georisk_weight, "georisk_weight", GEORISK_WEIGHTS)
+        _check_choice(faro_tr, "faro_tr", FARO_TRS)
         if georisk_update == "exact" and georisk_weight == "ratio":
             georisk_weight = "ndcg_units"  # the ratio is the incremental update's derivative
         alpha = check_alpha(alpha)
@@ -236,6 +247,7 @@ class RiskObjective:
         self.georisk_update = georisk_update
         self.risk_norm = risk_norm
         self.georisk_weight = georisk_weight
+        self.faro_tr = faro_tr
         self.num_threads = None if num_threads is None else int(num_threads)
         self.record_ndcg = bool(record_ndcg)
         self.sigmoid = sigmoid
@@ -493,7 +505,8 @@ class RiskObjective:
             w.mode = K.MODE_UCRO
             w.alpha[:] = self.alpha
         elif self.kind in ("tsaro", "tfaro", "tfaro_star"):
-            ap = self._alpha_prime(mm, bd.mb, bd.active)
+            centred = self.kind != "tsaro" and self.faro_tr == "centred"
+            ap = self._alpha_prime(mm, bd.mb, bd.active, centred)
             self.alpha_prime_ = ap
             if self.kind == "tsaro":
                 w.mode, w.alpha = K.MODE_UCRO, ap
@@ -525,16 +538,22 @@ class RiskObjective:
         self.history_.append(record)
         self.round_ += 1
 
-    def _alpha_prime(self, mm: np.ndarray, mb: np.ndarray, active: np.ndarray) -> np.ndarray:
+    def _alpha_prime(self, mm: np.ndarray, mb: np.ndarray, active: np.ndarray, centred: bool) -> np.ndarray:
         """α′ = α·[1 − Φ(T_R)], T_R = x / s_x (Dinçer et al. 2014, Eqs. 21 and 25).
 
         ``x`` and ``s_x`` come from the numeric core (:func:`~pyterrier_risk.core.risk_weighted_differences`,
-        ``summand_sd``), as in TRisk; ``s_x`` is taken over the active queries.
+        ``summand_sd``), as in TRisk; ``s_x`` is taken over the active queries. ``centred``
+        (T-FARO's default ``faro_tr='centred'``): ``T_R = (x − x̄)/s_x`` with ``x̄`` and ``s_x`` of
+        this round, so the queries with the smallest gain over the baseline keep the emphasis even
+        when the model beats the baseline on every training query.
         """
         from ..core._urisk import risk_weighted_differences, summand_sd, topic_t_r
 
         x = risk_weighted_differences(mm, mb, self.alpha)
-        if self.s_x_ is None or self.se_round is None or self.round_ <= self.se_round:
+        if centred:
+            x = x - (x[active].mean() if active.any() else 0.0)
+            self.s_x_ = summand_sd(x[active])
+        elif self.s_x_ is None or self.se_round is None or self.round_ <= self.se_round:
             # re-estimated each round until round se_round, then frozen (paper: after the first iteration)
             self.s_x_ = summand_sd(x[active])
         return self.alpha * (1.0 - _normal_cdf(topic_t_r(x, self.s_x_)))
