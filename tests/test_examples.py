@@ -86,3 +86,12 @@ def test_mq2008_risk_study_quick(tmp_path):
     markdown = out.with_suffix(".md").read_text()
     assert markdown.count("\n") == 2 + len(table) and "ΔGeoRisk α_e=α (p)" in markdown
     assert f"wrote {out}" in text
+    # the page's tables from the same CSV: one row per risk model of each kind's table
+    tables = run_example("examples/mq2008_risk_tables.py", str(out))
+    urisk_rows = [line for line in tables.splitlines() if line.startswith("| urisk | 5 | 50 |")]
+    assert len(urisk_rows) == 2 and any("**default**" in line for line in urisk_rows)
+    starts = ("| agg | 5 | 50 |", "| learned | 5 | 50 |")
+    geo_rows = [line for line in tables.splitlines() if line.startswith(starts)]
+    assert len(geo_rows) == 4 and all(line.count("|") == 10 for line in geo_rows)
+    row = table[(table["kind"] == "urisk") & (table["recipe"] == "default") & (table["alpha"] == 5)].iloc[0]
+    assert f"{row['d_risk_bm25']:+.4f}" in next(line for line in urisk_rows if "**default**" in line)
