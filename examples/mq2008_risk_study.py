@@ -18,7 +18,7 @@ Recipes (``--recipes``): ``default`` (the shipped defaults: ``risk_norm='native'
 ``risk_norm='weighted'``), ``dincer2016`` (GeoRisk: the paper's literal |dGeoRisk|, weighted),
 ``ndcg_units`` (GeoRisk: version 0.1, weighted), ``exact`` (GeoRisk: ``georisk_update='exact'``),
 ``dincer2014`` (T-FARO/T*-FARO: the paper's literal T_R = x/s_x, weighted), ``uncentred`` (the same
-T_R with ``risk_norm='native'``, version 0.2's default). ``--early-stopping`` trains up to
+T_R with ``risk_norm='native'``, the default before ``faro_tr``). ``--early-stopping`` trains up to
 2 x rounds trees, early-stopped on the validation fold (patience 30).
 
     python examples/mq2008_risk_study.py --quick        # fold 1, seed 1, 50 trees (< 1 minute)

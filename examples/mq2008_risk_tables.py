@@ -30,7 +30,7 @@ def recipe_label(kind: str, recipe: str) -> str:
         return {"georisk": "ratio + weighted", "tfaro": "centred + weighted",
                 "tfaro_star": "centred + weighted"}.get(kind, "paper: weighted")  # fmt: skip
     return {
-        "dincer2014": "paper: dincer2014 + weighted", "uncentred": "v0.2: dincer2014 + native",
+        "dincer2014": "paper: dincer2014 + weighted", "uncentred": "paper score + native",
         "dincer2016": "paper: dincer2016 + weighted", "ndcg_units": "v0.1: ndcg_units + weighted",
         "exact": "exact update",
     }[recipe]  # fmt: skip
