@@ -37,9 +37,12 @@ def kw_for(kind, baseline):
     return {}
 
 
-@pytest.mark.parametrize("kind", KINDS)
+# georisk_weight is read by 'georisk' only (another kind refuses a value other than its default: tested below)
+KIND_WEIGHTS = [(k, "ratio") for k in KINDS if k != "georisk"] + [("georisk", w) for w in GEORISK_WEIGHTS]
+
+
+@pytest.mark.parametrize("kind, georisk_weight", KIND_WEIGHTS)
 @pytest.mark.parametrize("risk_norm", RISK_NORMS)
-@pytest.mark.parametrize("georisk_weight", GEORISK_WEIGHTS)
 def test_alpha_zero_is_bit_identical_to_lambdarank(kind, risk_norm, georisk_weight):
     labels, scores, baseline, group = random_set(6)
     g0, h0 = call(objective("lambdarank"), scores, labels, group)
@@ -160,3 +163,33 @@ def test_options_are_checked_and_exact_update_keeps_the_difference_weight():
     assert objective("georisk", baselines=[[1.0]], georisk_update="exact").georisk_weight == "ndcg_units"
     with pytest.raises(ValueError, match="faro_tr must be one of 'centred', 'dincer2014'"):
         objective("tfaro", baseline=[1.0], faro_tr="centered")
+
+
+@pytest.mark.parametrize(
+    "kind, option, value",
+    [("urisk", "faro_tr", "dincer2014"), ("tsaro", "faro_tr", "dincer2014"),
+     ("georisk", "faro_tr", "dincer2014"), ("tfaro", "georisk_weight", "dincer2016"),
+     ("urisk", "georisk_update", "exact"), ("urisk", "se_round", 0), ("lambdarank", "faro_tr", "dincer2014")],
+)  # fmt: skip
+def test_an_option_of_another_kind_is_refused_not_ignored(kind, option, value):
+    with pytest.raises(ValueError, match=f"{option}={value!r} has no effect on kind {kind!r}: only "):
+        objective(kind, **{option: value}, **kw_for(kind, np.zeros(4)))
+    # its default is accepted (one options dict can name it for every kind)
+    default = {"faro_tr": "centred", "georisk_weight": "ratio", "georisk_update": "incremental",
+               "se_round": 1}  # fmt: skip
+    objective(kind, **{option: default[option]}, **kw_for(kind, np.zeros(4)))
+
+
+def test_risklambdamart_checks_objective_params_when_built():
+    from pyterrier_risk import RiskLambdaMART
+
+    with pytest.raises(ValueError, match="faro_tr must be one of"):
+        RiskLambdaMART("tfaro", alpha=5.0, baseline=0, objective_params={"faro_tr": "x"})
+    with pytest.raises(ValueError, match="faro_tr='dincer2014' has no effect on kind 'urisk'"):
+        RiskLambdaMART("urisk", alpha=5.0, baseline=0, objective_params={"faro_tr": "dincer2014"})
+    with pytest.raises(TypeError, match="unknown lambdarank parameter"):
+        RiskLambdaMART("urisk", alpha=5.0, baseline=0, objective_params={"faro": "centred"})
+    with pytest.raises(ValueError, match="se_round"):
+        RiskLambdaMART("tsaro", alpha=5.0, baseline=0, objective_params={"se_round": -1})
+    model = RiskLambdaMART("tfaro", alpha=5.0, baseline=0, objective_params={"faro_tr": "dincer2014"})
+    assert "objective_params={'faro_tr': 'dincer2014'}" in repr(model)

@@ -36,7 +36,7 @@ import pandas as pd
 import pyterrier as pt
 
 from ..core._validate import check_alpha, check_int
-from ._objective import KINDS
+from ._objective import KINDS, check_objective_options
 from ._objective import MULTI_BASELINE_KINDS as _MULTI_BASELINE_KINDS
 from ._objective import SINGLE_BASELINE_KINDS as _SINGLE_BASELINE_KINDS
 
@@ -181,6 +181,7 @@ class RiskLambdaMART(pt.Estimator):
             if own:
                 raise TypeError(f"objective_params must not set {own[0]!r}: it is a RiskLambdaMART parameter")
             objective_params = dict(objective_params)
+        check_objective_options(objective, {**(objective_params or {}), "alpha": alpha, "cutoff": cutoff})
         self.objective_params = objective_params
         self.lightgbm_params = dict(lightgbm_params)
         self.booster_: Any = None

@@ -227,18 +227,12 @@ class RiskObjective:
         faro_tr: str = "centred",
         **lambdarank_params: Any,
     ) -> None:
-        if not isinstance(kind, str) or kind not in KINDS:
-            raise ValueError(f"unknown objective kind {kind!r}; expected one of {', '.join(KINDS)}")
-        _check_choice(georisk_update, "georisk_update", ("incremental", "exact"))
-        _check_choice(risk_norm, "risk_norm", RISK_NORMS)
-        _check_choice(georisk_weight, "georisk_weight", GEORISK_WEIGHTS)
-        _check_choice(faro_tr, "faro_tr", FARO_TRS)
+        alpha = _check_settings(
+            kind, alpha=alpha, cutoff=cutoff, se_round=se_round, georisk_update=georisk_update,
+            num_threads=num_threads, risk_norm=risk_norm, georisk_weight=georisk_weight, faro_tr=faro_tr,
+        )  # fmt: skip
         if georisk_update == "exact" and georisk_weight == "ratio":
             georisk_weight = "ndcg_units"  # the ratio is the incremental update's derivative
-        alpha = check_alpha(alpha)
-        check_int(cutoff, "cutoff")
-        check_int(se_round, "se_round", minimum=0, allow_none=True)
-        check_int(num_threads, "num_threads", allow_none=True)
         sigmoid, trunc, label_gain = _lambdarank_settings(lambdarank_params)
         self.kind = kind
         self.alpha = alpha
@@ -684,6 +678,60 @@ def _kernel_array(values: np.ndarray) -> np.ndarray:
     every score array with the same flags keeps each kernel to one compilation per process.
     """
     return np.require(values, dtype=np.float64, requirements=["C", "W"])
+
+
+# options that only some kinds read, with their defaults: another kind refuses a value other than the default
+_KIND_OPTIONS: dict[str, tuple[tuple[str, ...], Any]] = {
+    "georisk_update": (("georisk",), "incremental"),
+    "georisk_weight": (("georisk",), "ratio"),
+    "faro_tr": (("tfaro", "tfaro_star"), "centred"),
+    "se_round": (("tsaro", "tfaro", "tfaro_star"), 1),
+}
+
+
+def _check_settings(
+    kind: Any, *, alpha: Any, cutoff: Any, se_round: Any, num_threads: Any, **choices: Any
+) -> float:
+    """Check every option of :class:`RiskObjective` that needs no data; returns the checked α.
+
+    ``choices``: ``georisk_update``, ``risk_norm``, ``georisk_weight``, ``faro_tr``. An option that
+    only other kinds read (``_KIND_OPTIONS``) must keep its default: ``faro_tr='dincer2014'`` for
+    ``'urisk'`` is an error, not a silent no-op.
+    """
+    if not isinstance(kind, str) or kind not in KINDS:
+        raise ValueError(f"unknown objective kind {kind!r}; expected one of {', '.join(KINDS)}")
+    _check_choice(choices["georisk_update"], "georisk_update", ("incremental", "exact"))
+    _check_choice(choices["risk_norm"], "risk_norm", RISK_NORMS)
+    _check_choice(choices["georisk_weight"], "georisk_weight", GEORISK_WEIGHTS)
+    _check_choice(choices["faro_tr"], "faro_tr", FARO_TRS)
+    checked = check_alpha(alpha)
+    check_int(cutoff, "cutoff")
+    check_int(se_round, "se_round", minimum=0, allow_none=True)
+    check_int(num_threads, "num_threads", allow_none=True)
+    given = {**choices, "se_round": se_round}
+    for name, (kinds, default) in _KIND_OPTIONS.items():
+        if kind not in kinds and given[name] != default:
+            readers = " and ".join(repr(k) for k in kinds)
+            raise ValueError(f"{name}={given[name]!r} has no effect on kind {kind!r}: only {readers} read it")
+    return checked
+
+
+def check_objective_options(kind: str, options: dict[str, Any]) -> None:
+    """Check ``objective(kind, **options)``'s options before any data is seen (``RiskLambdaMART``).
+
+    The baselines are checked when the objective is built at ``fit``; everything else raises here
+    the error the constructor would raise.
+    """
+    import inspect
+
+    params = inspect.signature(RiskObjective.__init__).parameters
+    named = {k: v.default for k, v in params.items() if v.kind is inspect.Parameter.KEYWORD_ONLY}
+    unknown = {k: v for k, v in options.items() if k not in named}
+    values = {**named, **{k: v for k, v in options.items() if k in named}}
+    for name in ("baseline", "baselines", "record_ndcg"):
+        values.pop(name)
+    _check_settings(kind, **values)
+    _lambdarank_settings(unknown)
 
 
 def _check_choice(value: Any, name: str, choices: tuple[str, ...]) -> None:
