@@ -680,13 +680,21 @@ def _kernel_array(values: np.ndarray) -> np.ndarray:
     return np.require(values, dtype=np.float64, requirements=["C", "W"])
 
 
-# options that only some kinds read, with their defaults: another kind refuses a value other than the default
-_KIND_OPTIONS: dict[str, tuple[tuple[str, ...], Any]] = {
-    "georisk_update": (("georisk",), "incremental"),
-    "georisk_weight": (("georisk",), "ratio"),
-    "faro_tr": (("tfaro", "tfaro_star"), "centred"),
-    "se_round": (("tsaro", "tfaro", "tfaro_star"), 1),
+# options that only some kinds read: another kind refuses a value other than the option's default
+_KIND_OPTIONS: dict[str, tuple[str, ...]] = {
+    "georisk_update": ("georisk",),
+    "georisk_weight": ("georisk",),
+    "faro_tr": ("tfaro", "tfaro_star"),
+    "se_round": ("tsaro", "tfaro", "tfaro_star"),
 }
+
+
+def _option_defaults() -> dict[str, Any]:
+    """The keyword options of :class:`RiskObjective` with their defaults (its signature is the one source)."""
+    import inspect
+
+    params = inspect.signature(RiskObjective.__init__).parameters
+    return {k: v.default for k, v in params.items() if v.kind is inspect.Parameter.KEYWORD_ONLY}
 
 
 def _check_settings(
@@ -708,9 +716,9 @@ def _check_settings(
     check_int(cutoff, "cutoff")
     check_int(se_round, "se_round", minimum=0, allow_none=True)
     check_int(num_threads, "num_threads", allow_none=True)
-    given = {**choices, "se_round": se_round}
-    for name, (kinds, default) in _KIND_OPTIONS.items():
-        if kind not in kinds and given[name] != default:
+    given, defaults = {**choices, "se_round": se_round}, _option_defaults()
+    for name, kinds in _KIND_OPTIONS.items():
+        if kind not in kinds and given[name] != defaults[name]:
             readers = " and ".join(repr(k) for k in kinds)
             raise ValueError(f"{name}={given[name]!r} has no effect on kind {kind!r}: only {readers} read it")
     return checked
@@ -722,10 +730,7 @@ def check_objective_options(kind: str, options: dict[str, Any]) -> None:
     The baselines are checked when the objective is built at ``fit``; everything else raises here
     the error the constructor would raise.
     """
-    import inspect
-
-    params = inspect.signature(RiskObjective.__init__).parameters
-    named = {k: v.default for k, v in params.items() if v.kind is inspect.Parameter.KEYWORD_ONLY}
+    named = _option_defaults()
     unknown = {k: v for k, v in options.items() if k not in named}
     values = {**named, **{k: v for k, v in options.items() if k in named}}
     for name in ("baseline", "baselines", "record_ndcg"):
