@@ -32,7 +32,7 @@ from ..core._topics import qrels_topics, topic_set
 from ..measures._checks import check_evaluation
 from ..measures._risk import RiskMeasure
 from ..measures._wrapped import parse_measure, trec_measures
-from ._render import RiskResult, TableOptions, Tables, check_round, render, test_function
+from ._render import PerQuery, RiskResult, TableOptions, Tables, check_round, render, test_function
 from ._riskeval import RiskTest, check_risk_measures, resolve_system_index, unique
 from ._riskeval import evaluate_risk as _evaluate_risk
 
@@ -165,21 +165,13 @@ def _topic_set(topics: Any, qrels: Any, filter_by_topics: bool) -> tuple[Any, pd
 
 # -- evaluation ------------------------------------------------------------------------------------
 @dataclass(frozen=True)
-class Evaluation:
+class Evaluation(PerQuery):
     """The per-query values ``pt.Experiment`` returned, and the matrices taken from them.
 
     Attributes:
-        names: the system names.
-        per_query: ``pt.Experiment``'s per-query values: system index -> qid -> measure -> value.
-        ordinary: the ordinary measures' names, in ``pt.Experiment``'s column order.
-        topic_list: the qrels topics (the topic set), as str.
         matrices: systems × topics matrix of each base measure (and NumRet), by ``repr``.
     """
 
-    names: list[str]
-    per_query: dict[int, dict[Any, dict[str, float]]]
-    ordinary: list[str]
-    topic_list: list[str]
     matrices: dict[str, pd.DataFrame] = field(repr=False)
 
 

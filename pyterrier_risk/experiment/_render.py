@@ -105,21 +105,30 @@ class TableOptions:
 
 
 @dataclass(frozen=True)
-class Tables:
-    """What the tables are made of.
+class PerQuery:
+    """The systems' per-query values of the ordinary measures, on a topic set.
 
     Attributes:
         names: the system names.
         per_query: ``pt.Experiment``'s per-query values: system index -> qid -> measure -> value.
         ordinary: the ordinary measures' names, in ``pt.Experiment``'s column order.
         topic_list: the qrels topics (the topic set), as str.
-        risk: the risk measures' results.
     """
 
     names: list[str]
     per_query: dict[int, dict[Any, dict[str, float]]]
     ordinary: list[str]
     topic_list: list[str]
+
+
+@dataclass(frozen=True)
+class Tables(PerQuery):
+    """What the tables are made of: the per-query values and the risk measures' results.
+
+    Attributes:
+        risk: the risk measures' results.
+    """
+
     risk: list[RiskResult]
 
     def judged(self, system: int) -> dict[Any, dict[str, float]]:
