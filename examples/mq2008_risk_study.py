@@ -78,6 +78,8 @@ RECIPES = {  # recipe -> objective_params
     "dincer2014": {"risk_norm": "weighted", "faro_tr": "dincer2014"},
     "uncentred": {"faro_tr": "dincer2014"},
 }
+# the per-query NDCG cache stores models by recipe name; bump when a default of the objectives changes
+CACHE_VERSION = 2  # 2: T-FARO/T*-FARO faro_tr='centred' by default
 GEORISK_ONLY = ("dincer2016", "ndcg_units", "exact")
 FARO_ONLY = ("dincer2014", "uncentred")
 # six retrieval-model features of LETOR 4.0 as the multiple baselines (0-based columns of TF*IDF,
@@ -356,6 +358,10 @@ def train_all(configs: list, data: dict, args: argparse.Namespace) -> dict:
     """Fit every (config, seed, fold) not yet in the cache; the cache is rewritten after each config."""
     key = (args.multi, args.rounds, args.early_stopping)
     store = pickle.loads(args.cache.read_bytes()) if args.cache.exists() else {}
+    if store.get("version") != CACHE_VERSION:  # other defaults: a recipe's name meant another model
+        if store:
+            print(f"{args.cache}: from another version of the study's defaults, not reused", flush=True)
+        store = {"version": CACHE_VERSION}
     results = store.setdefault(key, {})
     started = time.perf_counter()
     for cfg in configs:

@@ -556,7 +556,7 @@ def test_objective_params_and_threads_reach_the_objective(data, monkeypatch):
     monkeypatch.setattr(module, "objective", spy)
     res, qrels = data
     model = RiskLambdaMART(
-        "tfaro",
+        "tsaro",
         alpha=2.0,
         baseline=1,
         cutoff=5,
@@ -566,7 +566,7 @@ def test_objective_params_and_threads_reach_the_objective(data, monkeypatch):
         **{**FAST, "num_threads": 1, "sigmoid": 2.0},
     )
     model.fit(res, qrels)
-    assert seen["kind"] == "tfaro" and seen["alpha"] == 2.0 and seen["cutoff"] == 5
+    assert seen["kind"] == "tsaro" and seen["alpha"] == 2.0 and seen["cutoff"] == 5
     assert seen["se_round"] == 0 and seen["sigmoid"] == 2.0 and seen["baseline"].shape == (80,)
     if "num_threads" in __import__("inspect").signature(original).parameters:
         assert seen["num_threads"] == 1
@@ -695,7 +695,7 @@ def test_save_load_with_a_transformer_among_several_baselines(data, tmp_path):
 def test_save_stores_numpy_parameters(data, tmp_path):
     res, qrels = data
     model = RiskLambdaMART(
-        "tfaro",
+        "tsaro",
         alpha=np.float32(2.0),
         baseline=np.int64(1),
         objective_params={"se_round": np.int64(0)},

@@ -316,7 +316,7 @@ def test_when_sx_is_estimated(se_round, frozen_from):
         assert len(set(sx[: frozen_from + 1])) == frozen_from + 1
     # the first estimate is the paper's s_x of the round-0 scores
     assert sx[0] == pytest.approx(ref_alpha_prime(scores, labels, baseline, group, 2.0)[1])
-    centred = objective("tfaro", alpha=2.0, baseline=baseline, se_round=se_round)
+    centred = objective("tfaro", alpha=2.0, baseline=baseline)
     sx = []
     for r in range(4):
         call(centred, scores + r * rng.normal(size=len(scores)), labels, group)

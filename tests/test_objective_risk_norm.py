@@ -37,12 +37,14 @@ def kw_for(kind, baseline):
     return {}
 
 
-# georisk_weight is read by 'georisk' only (another kind refuses a value other than its default: tested below)
-KIND_WEIGHTS = [(k, "ratio") for k in KINDS if k != "georisk"] + [("georisk", w) for w in GEORISK_WEIGHTS]
+# georisk_weight is read by 'georisk' only, risk_norm by every kind but 'lambdarank' (another kind refuses a
+# value other than the default: tested below)
+KIND_OPTIONS = [(k, "ratio", n) for k in KINDS if k not in ("georisk", "lambdarank") for n in RISK_NORMS]
+KIND_OPTIONS += [("georisk", w, n) for w in GEORISK_WEIGHTS for n in RISK_NORMS]
+KIND_OPTIONS += [("lambdarank", "ratio", "native")]
 
 
-@pytest.mark.parametrize("kind, georisk_weight", KIND_WEIGHTS)
-@pytest.mark.parametrize("risk_norm", RISK_NORMS)
+@pytest.mark.parametrize("kind, georisk_weight, risk_norm", KIND_OPTIONS)
 def test_alpha_zero_is_bit_identical_to_lambdarank(kind, risk_norm, georisk_weight):
     labels, scores, baseline, group = random_set(6)
     g0, h0 = call(objective("lambdarank"), scores, labels, group)
@@ -169,15 +171,45 @@ def test_options_are_checked_and_exact_update_keeps_the_difference_weight():
     "kind, option, value",
     [("urisk", "faro_tr", "dincer2014"), ("tsaro", "faro_tr", "dincer2014"),
      ("georisk", "faro_tr", "dincer2014"), ("tfaro", "georisk_weight", "dincer2016"),
-     ("urisk", "georisk_update", "exact"), ("urisk", "se_round", 0), ("lambdarank", "faro_tr", "dincer2014")],
+     ("urisk", "georisk_update", "exact"), ("urisk", "se_round", 0), ("lambdarank", "faro_tr", "dincer2014"),
+     ("lambdarank", "risk_norm", "weighted")],
 )  # fmt: skip
 def test_an_option_of_another_kind_is_refused_not_ignored(kind, option, value):
     with pytest.raises(ValueError, match=f"{option}={value!r} has no effect on kind {kind!r}: only "):
         objective(kind, **{option: value}, **kw_for(kind, np.zeros(4)))
     # its default is accepted (one options dict can name it for every kind)
     default = {"faro_tr": "centred", "georisk_weight": "ratio", "georisk_update": "incremental",
-               "se_round": 1}  # fmt: skip
+               "se_round": 1, "risk_norm": "native"}  # fmt: skip
     objective(kind, **{option: default[option]}, **kw_for(kind, np.zeros(4)))
+
+
+@pytest.mark.parametrize("kind", ["tfaro", "tfaro_star"])
+def test_se_round_is_refused_with_the_centred_score_and_read_with_the_papers(kind):
+    kw = kw_for(kind, np.zeros(4))
+    with pytest.raises(ValueError, match="se_round=0 has no effect on kind .* with faro_tr='centred'"):
+        objective(kind, se_round=0, **kw)
+    assert objective(kind, se_round=0, faro_tr="dincer2014", **kw).se_round == 0
+    assert objective(kind, se_round=1, **kw).se_round == 1  # the default, accepted
+
+
+@pytest.mark.parametrize("kind", ["tfaro", "tfaro_star"])
+def test_centred_score_without_spread_gives_half_alpha_everywhere(kind):
+    # no active query, one active query, or equal summands: s_x = 0, T_R = 0, alpha' = alpha/2 (no NaN)
+    one_label = (np.zeros(16), np.full(4, 4))  # no query has two distinct labels: none is active
+    one_active = (np.r_[0, 1, 2, 1, np.zeros(12)], np.full(4, 4))
+    for labels, group in (one_label, one_active):
+        scores = np.arange(len(labels), dtype=float)
+        obj = objective(kind, alpha=6.0, **kw_for(kind, np.zeros(len(labels))))
+        g, h = call(obj, scores, labels, group)
+        assert np.isfinite(g).all() and np.isfinite(h).all()
+        np.testing.assert_array_equal(obj.alpha_prime_, 3.0)
+        assert obj.s_x_ == 0.0
+    labels, scores, _, group = random_set(8, nq=6)
+    # the baseline(s) rank as the model: x = 0 on every query
+    same_kw = {"baseline": scores} if kind == "tfaro" else {"baselines": np.column_stack([scores, scores])}
+    same = objective(kind, alpha=6.0, **same_kw)
+    call(same, scores, labels, group)
+    np.testing.assert_array_equal(same.alpha_prime_, 3.0)
 
 
 def test_risklambdamart_checks_objective_params_when_built():

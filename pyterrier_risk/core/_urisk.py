@@ -49,15 +49,19 @@ def summand_sd(x: np.ndarray, ddof: int = SD_DDOF) -> float:
     return float(np.std(x, ddof=ddof))
 
 
-def topic_t_r(x: np.ndarray, sd: float | None = None) -> np.ndarray:
-    r"""Per-topic :math:`T_{R_i} = x_i / s_x` (Dinçer et al. 2014, eq. 21); 0 where :math:`s_x = 0`.
+def topic_t_r(x: np.ndarray, sd: float | None = None, *, centre: float = 0.0) -> np.ndarray:
+    r"""Per-topic :math:`T_{R_i} = (x_i - c) / s_x`; 0 where :math:`s_x = 0`.
+
+    Dinçer et al. (2014), eq. 21, is ``c = 0``.
 
     Args:
         x: URisk summands (:func:`risk_weighted_differences`).
         sd: :math:`s_x`; default :func:`summand_sd` of ``x``.
+        centre: ``c``; the learner's centred T-FARO score passes the mean summand :math:`\bar x`
+            (``faro_tr='centred'``, docs/objectives.md), the paper's score 0.
     """
     s = summand_sd(x) if sd is None else sd
-    return x / s if s > 0 else np.zeros_like(x)
+    return (x - centre) / s if s > 0 else np.zeros_like(x)
 
 
 def urisk(scores: Any, baseline: Any, alpha: float = 0.0) -> float:

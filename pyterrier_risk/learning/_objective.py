@@ -500,7 +500,7 @@ class RiskObjective:
             w.alpha[:] = self.alpha
         elif self.kind in ("tsaro", "tfaro", "tfaro_star"):
             centred = self.kind != "tsaro" and self.faro_tr == "centred"
-            ap = self._alpha_prime(mm, bd.mb, bd.active, centred)
+            ap = self._alpha_prime(mm, bd.mb, bd.active, centred=centred)
             self.alpha_prime_ = ap
             if self.kind == "tsaro":
                 w.mode, w.alpha = K.MODE_UCRO, ap
@@ -532,7 +532,9 @@ class RiskObjective:
         self.history_.append(record)
         self.round_ += 1
 
-    def _alpha_prime(self, mm: np.ndarray, mb: np.ndarray, active: np.ndarray, centred: bool) -> np.ndarray:
+    def _alpha_prime(
+        self, mm: np.ndarray, mb: np.ndarray, active: np.ndarray, *, centred: bool
+    ) -> np.ndarray:
         """α′ = α·[1 − Φ(T_R)], T_R = x / s_x (Dinçer et al. 2014, Eqs. 21 and 25).
 
         ``x`` and ``s_x`` come from the numeric core (:func:`~pyterrier_risk.core.risk_weighted_differences`,
@@ -544,13 +546,13 @@ class RiskObjective:
         from ..core._urisk import risk_weighted_differences, summand_sd, topic_t_r
 
         x = risk_weighted_differences(mm, mb, self.alpha)
+        centre = float(x[active].mean()) if centred and active.any() else 0.0
         if centred:
-            x = x - (x[active].mean() if active.any() else 0.0)
-            self.s_x_ = summand_sd(x[active])
+            self.s_x_ = summand_sd(x[active] - centre)
         elif self.s_x_ is None or self.se_round is None or self.round_ <= self.se_round:
             # re-estimated each round until round se_round, then frozen (paper: after the first iteration)
             self.s_x_ = summand_sd(x[active])
-        return self.alpha * (1.0 - _normal_cdf(topic_t_r(x, self.s_x_)))
+        return self.alpha * (1.0 - _normal_cdf(topic_t_r(x, self.s_x_, centre=centre)))
 
     def _georisk_state(self, mm: np.ndarray, mb: np.ndarray, active: np.ndarray) -> GeoRiskRound:
         """The GeoRisk matrix (baselines + model, active queries) of the round, for the kernels' ΔM′.
@@ -686,6 +688,7 @@ _KIND_OPTIONS: dict[str, tuple[str, ...]] = {
     "georisk_weight": ("georisk",),
     "faro_tr": ("tfaro", "tfaro_star"),
     "se_round": ("tsaro", "tfaro", "tfaro_star"),
+    "risk_norm": ("urisk", "tsaro", "tfaro", "tfaro_star", "georisk"),
 }
 
 
@@ -717,6 +720,12 @@ def _check_settings(
     check_int(se_round, "se_round", minimum=0, allow_none=True)
     check_int(num_threads, "num_threads", allow_none=True)
     given, defaults = {**choices, "se_round": se_round}, _option_defaults()
+    centred = kind in ("tfaro", "tfaro_star") and choices["faro_tr"] == "centred"
+    if centred and se_round != defaults["se_round"]:
+        raise ValueError(
+            f"se_round={se_round!r} has no effect on kind {kind!r} with faro_tr='centred' "
+            "(its s_x is re-estimated every round); it applies with faro_tr='dincer2014'"
+        )
     for name, kinds in _KIND_OPTIONS.items():
         if kind not in kinds and given[name] != defaults[name]:
             readers = " and ".join(repr(k) for k in kinds)
