@@ -3,9 +3,10 @@
     python examples/mq2008_risk_study.py --out mq2008_risk_study.csv
     python examples/mq2008_risk_tables.py mq2008_risk_study.csv            # markdown, to stdout
 
-Three tables, each model against native LambdaMART with the same seed and protocol (p-values in
-parentheses): the single-baseline objectives against BM25, GeoRisk against its baselines, and
-T*-FARO against the per-query mean of its baselines. Several CSV files (a main run and
+Four sections: native LambdaMART's own numbers, then three tables, each model against native
+LambdaMART with the same seed and protocol (p-values in parentheses): the single-baseline
+objectives against BM25, GeoRisk against its baselines, and T*-FARO against the per-query mean of
+its baselines. Several CSV files (a main run and
 supplementary ones) are concatenated.
 """
 
@@ -44,10 +45,12 @@ def p_text(p: float) -> str:
 
 
 def delta(value: float, p: float, digits: int = 4) -> str:
+    """A signed difference with its p-value, e.g. ``-0.0071 (3e-05)``."""
     return f"{value:+.{digits}f} ({p_text(p)})"
 
 
 def ci(row: pd.Series, name: str) -> str:
+    """The 95% interval of statistic ``name`` of a row, e.g. ``[-0.0104, -0.0038]``."""
     return f"[{row[f'ci_{name}_lo']:+.4f}, {row[f'ci_{name}_hi']:+.4f}]"
 
 
@@ -65,6 +68,7 @@ def ordered(table: pd.DataFrame) -> pd.DataFrame:
 
 
 def head(row: pd.Series, with_set: bool) -> list[str]:
+    """The first cells of a row: baseline set or kind, α, trees, recipe, the relative NDCG@10 change."""
     trees = "ES" if row["protocol"] == "es" else row["protocol"].split()[0]
     cells = [row["baselines"]] if with_set else [row["kind"]]
     ndcg = f"{row['d_ndcg_rel%']:+.2f}% ({p_text(row['p_ndcg'])})"
@@ -72,11 +76,13 @@ def head(row: pd.Series, with_set: bool) -> list[str]:
 
 
 def markdown(header: list[str], rows: list[list[str]]) -> str:
+    """A markdown table."""
     lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     return "\n".join(lines + ["| " + " | ".join(r) + " |" for r in rows])
 
 
 def single_table(table: pd.DataFrame) -> str:
+    """U-CRO, T-SARO, T-FARO against BM25: Risk, its interval, Losses>20%."""
     rows = [
         [*head(r, False), delta(r["d_risk_bm25"], r["p_risk_bm25"]), ci(r, "risk_bm25"),
          f"{r['d_l20_bm25']:+.1f} ({p_text(r['p_l20_bm25'])})"]
@@ -88,6 +94,7 @@ def single_table(table: pd.DataFrame) -> str:
 
 
 def georisk_table(table: pd.DataFrame) -> str:
+    """GeoRisk at the training α (interval) and at α = 1, and the risk against the baselines' mean."""
     rows = [
         [*head(r, True), delta(r["d_georisk_at_alpha"], r["p_georisk_at_alpha"]), ci(r, "georisk_at_alpha"),
          delta(r["d_georisk"], r["p_georisk"]), delta(r["d_risk_mean"], r["p_risk_mean"])]
@@ -99,6 +106,7 @@ def georisk_table(table: pd.DataFrame) -> str:
 
 
 def tstar_table(table: pd.DataFrame) -> str:
+    """T*-FARO against the baselines' mean: Risk, its interval, Losses>20%, and GeoRisk at α."""
     rows = [
         [*head(r, True), delta(r["d_risk_mean"], r["p_risk_mean"]), ci(r, "risk_mean"),
          f"{r['d_l20_mean']:+.1f} ({p_text(r['p_l20_mean'])})",

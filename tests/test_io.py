@@ -289,7 +289,8 @@ def _same(a, b):
 from hypothesis import HealthCheck, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
-DIFFERENTIAL = settings(deadline=None, derandomize=True, database=None, max_examples=300,
+# seeded by the test profile (tests/conftest.py); HYPOTHESIS_PROFILE=explore draws new examples
+DIFFERENTIAL = settings(deadline=None, max_examples=300,
                         suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
 
 

@@ -119,8 +119,8 @@ class RiskLambdaMART(pt.Estimator):
             rounds (only used when ``fit`` receives a validation set; None disables it).
         verbose: show a progress bar while training.
         objective_params: further options of :func:`pyterrier_risk.objective` (e.g. ``se_round``
-            for T-SARO/T-FARO, ``georisk_update``). LightGBM's ``num_threads`` is forwarded to
-            the objective's kernels unless given here.
+            for T-SARO, ``faro_tr`` for T-FARO/T*-FARO, ``georisk_update``), checked here.
+            LightGBM's ``num_threads`` is forwarded to the objective's kernels unless given here.
         **lightgbm_params: further LightGBM parameters (``learning_rate``, ``num_leaves``,
             ``min_data_in_leaf``, ``num_threads``, ``seed``, the lambdarank settings ...).
 

@@ -188,8 +188,8 @@ class RiskObjective:
             summands of this round, so the queries with the smallest gain over the baseline get
             α′ above α/2 and those with the largest gain near 0, whether or not the model already
             beats the baseline on them; ``'dincer2014'``: the paper's ``T_R = x/s_x`` (Eq. 21),
-            whose α′ vanishes on every query once the model beats the baseline on its training
-            queries (docs/objective_tfaro.md).
+            whose α′ shrinks towards 0 on the queries the model wins as it pulls ahead of the
+            baseline (``s_x`` frozen after ``se_round``; docs/objective_tfaro.md).
         **lambdarank_params: LightGBM's ``sigmoid`` (1.0), ``lambdarank_truncation_level`` (30),
             ``lambdarank_norm`` (True) and ``label_gain`` (``2^i - 1``).
 
