@@ -407,6 +407,14 @@ def _logistic(
 
 
 @jit(inline="always")
+def _by_score_gap(delta: float, delta_score: float, scale_by_score: bool) -> float:
+    """``delta`` divided by ``0.01f + |Δs|`` when ``lambdarank_norm`` scales by the score gap (LightGBM)."""
+    if scale_by_score:
+        return delta / (_F32_001 + abs(delta_score))
+    return delta
+
+
+@jit(inline="always")
 def _pair_update(
     grad: np.ndarray,
     hess: np.ndarray,
@@ -422,8 +430,7 @@ def _pair_update(
     sigmoid: float,
 ) -> float:
     """One pair's λ and hessian added to ``grad``/``hess`` (LightGBM's arithmetic); returns λ."""
-    if scale_by_score:
-        delta /= _F32_001 + abs(delta_score)
+    delta = _by_score_gap(delta, delta_score, scale_by_score)
     p_lambda = _logistic(delta_score, table, sig_min, sig_max, sig_factor)
     p_hessian = p_lambda * (1.0 - p_lambda)
     p_lambda *= -sigmoid * delta
@@ -447,8 +454,7 @@ def _pair_lambda(
     sigmoid: float,
 ) -> float:
     """The λ :func:`_pair_update` computes for ``delta``, without adding it (for ``native_norm``)."""
-    if scale_by_score:
-        delta /= _F32_001 + abs(delta_score)
+    delta = _by_score_gap(delta, delta_score, scale_by_score)
     return _logistic(delta_score, table, sig_min, sig_max, sig_factor) * (-sigmoid * delta)
 
 
