@@ -73,6 +73,17 @@ def _file_key(path: str) -> tuple[int, int] | str:
     return (st.st_dev, st.st_ino)
 
 
+def _distinct_files(paths: Sequence[str], what: str) -> dict[tuple[int, int] | str, str]:
+    """Each file's key (:func:`_file_key`) -> its path; a file given twice is an error naming both."""
+    first: dict[tuple[int, int] | str, str] = {}
+    for path in paths:
+        key = _file_key(path)
+        if key in first:
+            raise CLIError(f"the same {what} is given twice: {first[key]} and {path}")
+        first[key] = path
+    return first
+
+
 def run_paths(runs: Sequence[str], baseline: str | None) -> tuple[list[str], str | None]:
     """The run files to read and the baseline's run name (``--baseline``: a RUN's name or a file).
 
@@ -80,12 +91,7 @@ def run_paths(runs: Sequence[str], baseline: str | None) -> tuple[list[str], str
     RUNs is an error (it would be evaluated twice, or silently once).
     """
     paths = list(runs)
-    first: dict[tuple[int, int] | str, str] = {}
-    for path in paths:
-        key = _file_key(path)
-        if key in first:
-            raise CLIError(f"the same run file is given twice: {first[key]} and {path}")
-        first[key] = path
+    first = _distinct_files(paths, "run file")
     if baseline is None:
         return paths, None
     names = {run_name(p) for p in paths}
@@ -202,13 +208,9 @@ def _read_evalfiles(paths: Sequence[str]) -> pd.DataFrame:
 
     from ..data._evalfiles import read_eval_file
 
+    _distinct_files(paths, "evaluation file")
     frames = []
-    seen: dict[tuple[int, int] | str, str] = {}
     for path in paths:
-        key = _file_key(path)
-        if key in seen:
-            raise CLIError(f"the same evaluation file is given twice: {seen[key]} and {path}")
-        seen[key] = path
         try:
             frames.append(read_eval_file(path))
         except (ValueError, FileNotFoundError, IsADirectoryError, PermissionError) as e:
