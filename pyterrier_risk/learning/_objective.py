@@ -692,6 +692,7 @@ _KIND_OPTIONS: dict[str, tuple[str, ...]] = {
 }
 
 
+@functools.cache
 def _option_defaults() -> dict[str, Any]:
     """The keyword options of :class:`RiskObjective` with their defaults (its signature is the one source)."""
     import inspect
@@ -739,7 +740,7 @@ def check_objective_options(kind: str, options: dict[str, Any]) -> None:
     The baselines are checked when the objective is built at ``fit``; everything else raises here
     the error the constructor would raise.
     """
-    named = _option_defaults()
+    named = _option_defaults()  # cached: read-only here
     unknown = {k: v for k, v in options.items() if k not in named}
     values = {**named, **{k: v for k, v in options.items() if k in named}}
     for name in ("baseline", "baselines", "record_ndcg"):
