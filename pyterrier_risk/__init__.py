@@ -49,6 +49,7 @@ _EXPORTS: dict[str, str] = {
     "TRisk": "measures",
     "ZRisk": "measures",
     "GeoRisk": "measures",
+    "BreakEven": "measures",
     "parse_measure": "measures",
     "MeasureNameError": "measures",
     "TopicPolicyWarning": "core",

@@ -278,3 +278,71 @@ def test_web2012_hurt_topics_and_break_even_alpha():
             assert ptr.urisk(s, b, alpha=a) == pytest.approx(0.0, abs=1e-12)
         else:  # Gain < 0: URisk negative at every α
             assert ptr.urisk(s, b) < 0
+
+
+# -- BreakEven, the measure: Experiment and eval -------------------------------------------------------
+def _ap_runs():
+    rng = np.random.default_rng(11)
+    qids = [str(q) for q in range(1, 9)]
+    docs = [f"d{i}" for i in range(6)]
+    qrels = pd.DataFrame([(q, d, int(rng.integers(0, 2))) for q in qids for d in docs],
+                         columns=["qid", "docno", "label"])
+    runs = {name: pd.DataFrame([(q, d, float(rng.uniform())) for q in qids for d in docs],
+                               columns=["qid", "docno", "score"]) for name in ("base", "a", "b")}
+    topics = pd.DataFrame({"qid": qids, "query": "x"})
+    return runs, qrels, topics
+
+
+def test_break_even_measure_in_experiment():
+    from ir_measures import AP
+
+    runs, qrels, topics = _ap_runs()
+    per_topic = ptr.Experiment(runs, topics, qrels, [AP], perquery=True)
+    matrix = per_topic.pivot(index="name", columns="qid", values="value")
+    table = ptr.Experiment(runs, topics, qrels, [AP, ptr.BreakEven(AP), "BreakEven(AP,baseline='mean')"],
+                           baseline="base").set_index("name")
+    col = "BreakEven(AP)"  # named as given; the Experiment's baseline
+    assert col in table.columns and math.isnan(table.loc["base", col])  # the baseline ties itself
+    for name in ("a", "b"):
+        a = table.loc[name, col]
+        assert a == ptr.break_even_alpha(matrix.loc[name], matrix.loc["base"])
+        if a >= 0:  # URisk at α* is 0, by Experiment's own URisk
+            u = ptr.Experiment(runs, topics, qrels, [ptr.URisk(AP, alpha=a, baseline="base")])
+            assert u.set_index("name").iloc[:, 0][name] == pytest.approx(0.0, abs=1e-12)
+        mean = ptr.baseline_scores(matrix, "mean")
+        value = ptr.break_even_alpha(matrix.loc[name], mean)  # rows summed in another order: approx
+        assert table.loc[name, "BreakEven(AP,baseline='mean')"] == pytest.approx(value, rel=1e-12)
+
+
+def test_break_even_measure_names_and_errors():
+    m = ptr.parse_measure("BreakEven(nDCG@20,baseline='BM25')")
+    assert m == ptr.BreakEven(ptr.parse_measure("nDCG@20"), baseline="BM25")
+    assert repr(m) == "BreakEven(nDCG@20,baseline='BM25')"
+    with pytest.raises((TypeError, ValueError), match="unknown parameter.*alpha"):
+        ptr.parse_measure("BreakEven(nDCG@20,alpha=5)")
+    runs, qrels, topics = _ap_runs()
+    with pytest.raises(ValueError, match="needs a baseline"):
+        ptr.Experiment(runs, topics, qrels, ["BreakEven(AP)"])
+
+
+def test_break_even_measure_in_eval(capsys, tmp_path):
+    import io
+
+    from pyterrier_risk.cli._main import main
+
+    runs, qrels, _ = _ap_runs()
+    qrels_file = tmp_path / "qrels"
+    qrels_file.write_text("".join(f"{q} 0 {d} {lab}\n" for q, d, lab in qrels.itertuples(index=False)))
+    for name, run in runs.items():
+        lines = [f"{q} Q0 {d} 0 {s} t\n" for q, d, s in run.itertuples(index=False)]
+        (tmp_path / f"{name}.run").write_text("".join(lines))
+    argv = ["eval", "--qrels", str(qrels_file), *(str(tmp_path / f"{n}.run") for n in runs),
+            "--measure", "AP", "BreakEven(AP)", "--format", "csv", "--no-zrisk"]
+    assert main([*argv, "--baseline", "base"]) == 0
+    table = pd.read_csv(io.StringIO(capsys.readouterr().out)).set_index("run")
+    expected = ptr.Experiment(runs, _ap_runs()[2], qrels, ["BreakEven(AP)"], baseline="base")
+    expected = expected.set_index("name").rename(columns={"BreakEven(AP)": "BreakEven(AP,baseline='base')"})
+    pd.testing.assert_series_equal(table["BreakEven(AP,baseline='base')"],
+                                   expected["BreakEven(AP,baseline='base')"], check_names=False)
+    assert main(argv) == 2
+    assert "needs a baseline" in capsys.readouterr().err
