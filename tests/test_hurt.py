@@ -346,3 +346,39 @@ def test_break_even_measure_in_eval(capsys, tmp_path):
                                    expected["BreakEven(AP,baseline='base')"], check_names=False)
     assert main(argv) == 2
     assert "needs a baseline" in capsys.readouterr().err
+
+
+# -- the near-optimal hull on the risk-gain plot (2012 §5.7) -------------------------------------------
+@pytest.mark.parametrize("p", [0.2, 0.5, 0.9])
+def test_a_coin_flip_with_the_baseline_scales_risk_and_gain(pair, p):
+    # the expected per-topic score of "the model with probability p, else the baseline"
+    s, b = pair
+    full, mixed = ptr.risk_reward(s, b), ptr.risk_reward(p * s + (1 - p) * b, b)
+    assert mixed.risk == pytest.approx(p * full.risk) and mixed.gain == pytest.approx(p * full.gain)
+    assert ptr.break_even_alpha(p * s + (1 - p) * b, b) == pytest.approx(ptr.break_even_alpha(s, b))
+
+
+def test_plot_risk_gain_marks_the_near_optimal_hull(tmp_path):
+    pytest.importorskip("matplotlib")
+    points = pd.DataFrame({
+        "name": ["U-CRO"] * 4 + ["run", "loser"],
+        "alpha": [10, 0, 5, 1, np.nan, np.nan],
+        "risk": [0.004, 0.02, 0.008, 0.012, 0.04, 0.05],
+        "gain": [0.02, 0.1, 0.05, 0.08, 0.06, -0.01],
+    })
+    fig = ptr.plot_risk_gain(points, path=tmp_path / "rg.png")
+    ax = fig.axes[0]
+    lines = {(tuple(ln.get_xdata()), tuple(ln.get_ydata())): ln for ln in ax.get_lines()}
+    # gain-only model (α = 0): α* = 0.1 / 0.02 = 5; its break-even line to the origin, dotted
+    assert lines[((0.0, 0.02), (0.0, 0.1))].get_linestyle() == ":"
+    # the hull starts at the largest computed α <= 5 (α = 5: risk 0.008, gain 0.05), dashed
+    hull = lines[((0.0, 0.008), (0.0, 0.05))]
+    assert hull.get_linestyle() == "--" and hull.get_label() == "near-optimal hull (U-CRO)"
+    ringed = lines[((0.02, 0.012, 0.008), (0.1, 0.08, 0.05))]  # α = 0, 1, 5 are in [0, α*]
+    assert ringed.get_marker() == "o"
+    labels = [t.get_text() for t in ax.get_legend().get_texts()]
+    assert "U-CRO (α ∈ [0, 5])" in labels and "run (α ∈ [0, 1.5])" in labels and "loser" in labels
+    assert "break-even: coin flips with the baseline" in labels
+    assert ((0.0, 0.05), (0.0, -0.01)) not in lines  # Gain < 0: no break-even α >= 0, no line
+    plain = ptr.plot_risk_gain(points, hull=False).axes[0]
+    assert len(plain.get_lines()) == 3 + 1  # three curves and the zero line

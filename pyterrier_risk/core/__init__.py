@@ -17,6 +17,7 @@ _EXPORTS = {
     "baseline_scores": "_baselines",
     "HURT_COLUMNS": "_hurt",
     "break_even_alpha": "_hurt",
+    "gain_risk_ratio": "_hurt",
     "topic_hurt": "_hurt",
     "TopicPolicyWarning": "_topics",
     "TOPIC_MODES": "_topics",

@@ -28,7 +28,7 @@ from ._trisk import trisk
 from ._urisk import loss_gt20, risk_reward
 from ._validate import as_score_pair
 
-__all__ = ["HURT_COLUMNS", "break_even_alpha", "topic_hurt"]
+__all__ = ["HURT_COLUMNS", "break_even_alpha", "gain_risk_ratio", "topic_hurt"]
 
 #: the columns of :func:`topic_hurt`, in order
 HURT_COLUMNS = ("value", "baseline", "difference", "relative", "loss_gt20",
@@ -67,9 +67,18 @@ def break_even_alpha(scores: Any, baseline: Any) -> float:
         5.0
     """
     rr = risk_reward(scores, baseline)
-    if rr.risk > 0:
-        return rr.gain / rr.risk
-    return float("inf") if rr.reward > 0 else float("nan")
+    return gain_risk_ratio(rr.gain, rr.risk)
+
+
+def gain_risk_ratio(gain: float, risk: float) -> float:
+    """Gain / Risk of a (Risk, Gain) point, the break-even α of :func:`break_even_alpha` and its edge cases.
+
+    ``inf`` when Risk = 0 and Gain > 0 (no loss, a win), ``nan`` when both are 0 (every topic tied);
+    otherwise ``gain / risk`` (negative when Gain < 0). Risk is a mean loss, so ``risk >= 0``.
+    """
+    if risk > 0:
+        return gain / risk
+    return float("inf") if gain > 0 else float("nan")
 
 
 def topic_hurt(
