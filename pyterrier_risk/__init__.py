@@ -43,11 +43,13 @@ _EXPORTS: dict[str, str] = {
     "topic_p_values": "core",
     "compare_systems": "core",
     "adjust_p_values": "core",
+    "break_even_alpha": "core",
     # measure adapters
     "URisk": "measures",
     "TRisk": "measures",
     "ZRisk": "measures",
     "GeoRisk": "measures",
+    "BreakEven": "measures",
     "parse_measure": "measures",
     "MeasureNameError": "measures",
     "TopicPolicyWarning": "core",
@@ -58,6 +60,7 @@ _EXPORTS: dict[str, str] = {
     "ue_bounds": "core",
     # experiment integration
     "Experiment": "experiment",
+    "hurt_topics": "experiment",
     # learning
     "objective": "learning",
     "RiskLambdaMART": "learning",
@@ -66,6 +69,7 @@ _EXPORTS: dict[str, str] = {
     # data and reporting
     "read_run": "data",
     "read_qrels": "data",
+    "read_topics": "data",
     "write_table": "reporting",
     "tidy_results": "reporting",
     "plot_risk_gain": "reporting",

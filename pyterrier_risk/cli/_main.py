@@ -1,4 +1,4 @@
-"""The ``pyterrier-risk`` command: ``demo`` (a complete study) and ``eval`` (risk evaluation).
+"""The ``pyterrier-risk`` command: ``demo`` (a study), ``eval`` (risk evaluation), ``topics`` (hurt topics).
 
 ``eval`` (:mod:`._eval`) evaluates TREC run files, or per-topic evaluation files, and prints one row
 per run and one column per measure; its arguments are sorted out by :mod:`._args` (several values
@@ -13,7 +13,7 @@ import argparse
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import NoReturn
+from typing import Any, NoReturn
 
 from ._args import EvalOptions, add_eval_arguments, arrange_eval_argv, check_alphas
 from ._common import EXIT_USAGE, PROG, CLIError, one_line
@@ -32,14 +32,17 @@ class _Parser(argparse.ArgumentParser):
 
 
 def _parser() -> tuple[argparse.ArgumentParser, argparse.ArgumentParser, EvalOptions]:
-    """The command's parser, its ``eval`` subparser, and what :func:`arrange_eval_argv` needs."""
+    """The command's parser, its ``eval`` subparser, and what :func:`arrange_eval_argv` needs.
+
+    The ``topics`` subparser is :func:`_topics_parser`'s (added here).
+    """
     from .. import __version__
     from ._demo import DEFAULT_ALPHAS, DEFAULT_DATASET
 
     parser = _Parser(
         prog=_PROG, description="Risk-sensitive evaluation for PyTerrier: URisk, TRisk, ZRisk, GeoRisk.")
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
-    sub = parser.add_subparsers(dest="command", required=True, metavar="{demo,eval}")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="{demo,eval,topics}")
 
     demo = sub.add_parser(
         "demo", help="run a complete risk-sensitive study on an ir_datasets collection (PISA + LambdaMART)",
@@ -65,7 +68,21 @@ def _parser() -> tuple[argparse.ArgumentParser, argparse.ArgumentParser, EvalOpt
         "eval", help="risk-sensitive evaluation of TREC run files or per-topic evaluation files",
         description="Evaluate TREC run files (or trec_eval -q / gdeval.pl output): one row per run, one "
                     "column per measure (named by its repr). Runs may come anywhere on the line.")
-    return parser, ev, add_eval_arguments(ev)
+    known = add_eval_arguments(ev)
+    _topics_parser(sub)
+    return parser, ev, known
+
+
+def _topics_parser(sub: Any) -> tuple[argparse.ArgumentParser, EvalOptions]:
+    """The ``topics`` subparser (:mod:`._topics`) and what :func:`arrange_eval_argv` needs of it."""
+    from ._topics import add_topics_arguments
+
+    topics = sub.add_parser(
+        "topics", help="the topics each run hurts against a baseline, most-hurt first",
+        description="Per topic and run, against --baseline: both values, the difference and relative "
+                    "change, Loss > 20%%, T_R and T_J with p-values; most-hurt first. Runs may come "
+                    "anywhere on the line.")
+    return topics, add_topics_arguments(topics)
 
 
 def _demo(args: argparse.Namespace) -> int:
@@ -86,6 +103,14 @@ def _parse(argv: Sequence[str] | None) -> argparse.Namespace:
     """The parsed arguments; ``eval``'s words are sorted into options and runs first (:mod:`._args`)."""
     parser, ev, known = _parser()
     words = list(sys.argv[1:] if argv is None else argv)
+    if words and words[0] == "topics":
+        from ._topics import check_topics_args
+
+        # a twin of the subparser: its option arities sort the words, its error() prints as the real one
+        topics, topics_known = _topics_parser(_Parser(prog=_PROG).add_subparsers())
+        args = parser.parse_args(["topics", *arrange_eval_argv(words[1:], topics_known)])
+        check_topics_args(args, topics)
+        return args
     if words and words[0] == "eval":
         words = ["eval", *arrange_eval_argv(words[1:], known)]
     args = parser.parse_args(words)
@@ -112,6 +137,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         if args.command == "demo":
             return _demo(args)
+        if args.command == "topics":
+            from ._topics import run_topics
+
+            return run_topics(args)
         from ._eval import run_eval
 
         return run_eval(args)

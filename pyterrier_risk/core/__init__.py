@@ -3,7 +3,7 @@
 URisk (Wang et al. 2012), TRisk (Dinçer et al. SIGIR 2014), unbiased baselines (Dinçer et al.
 ECIR 2014), ZRisk/GeoRisk (Dinçer et al. SIGIR 2016), UE normalisation (Feng & Karmaker Santu),
 significance tests (a randomization test of URisk, per-topic p-values, all-pairs comparisons,
-multiple-testing corrections),
+multiple-testing corrections), the per-topic hurt analysis and the break-even α,
 the input checks shared by every layer (:mod:`.validate`) and the topic policy (:mod:`.topics`).
 This layer imports no PyTerrier, ir_measures, LightGBM or numba.
 """
@@ -15,6 +15,10 @@ from .._lazy import lazy_exports
 _EXPORTS = {
     "BASELINE_KINDS": "_baselines",
     "baseline_scores": "_baselines",
+    "HURT_COLUMNS": "_hurt",
+    "break_even_alpha": "_hurt",
+    "gain_risk_ratio": "_hurt",
+    "topic_hurt": "_hurt",
     "TopicPolicyWarning": "_topics",
     "TOPIC_MODES": "_topics",
     "check_topic_mode": "_topics",
@@ -29,6 +33,7 @@ _EXPORTS = {
     "RiskReward": "_urisk",
     "risk_reward": "_urisk",
     "risk_weighted_differences": "_urisk",
+    "loss_gt20": "_urisk",
     "urisk": "_urisk",
     "CORRECTION_METHODS": "_significance",
     "RandomizationResult": "_significance",

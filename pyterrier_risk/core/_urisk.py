@@ -18,7 +18,8 @@ import numpy as np
 
 from ._validate import as_score_pair, check_alpha
 
-__all__ = ["RiskReward", "risk_reward", "urisk", "risk_weighted_differences", "summand_sd", "topic_t_r"]
+__all__ = ["RiskReward", "risk_reward", "urisk", "risk_weighted_differences", "summand_sd", "topic_t_r",
+           "loss_gt20"]
 
 # The divisor of the URisk summands' variance: c − 1 (the unbiased sample variance). Dinçer et al.
 # (2014) print 1/c in eq. 12; only c − 1 reproduces their Table 1 and scipy's ttest_rel (docs/trisk.md).
@@ -36,6 +37,15 @@ def risk_weighted_differences(scores: np.ndarray, baseline: np.ndarray, alpha: f
     if alpha:
         np.multiply(x, 1.0 + alpha, out=x, where=x < 0)
     return x
+
+
+def loss_gt20(scores: np.ndarray, baseline: np.ndarray) -> np.ndarray:
+    """Whether each topic lost more than 20% of the baseline's score (Wang et al. 2012, Table 1).
+
+    ``scores < 0.8 · baseline``: a relative change ``(s − b) / b`` below −20%. A topic where the
+    baseline scores 0 never counts (a score cannot fall below 0).
+    """
+    return scores < 0.8 * baseline
 
 
 def summand_sd(x: np.ndarray, ddof: int = SD_DDOF) -> float:
@@ -180,7 +190,7 @@ def risk_reward(scores: Any, baseline: Any, alpha: float = 0.0) -> RiskReward:
         wins=wins,
         losses=losses,
         ties=c - wins - losses,
-        losses_gt20=int(np.count_nonzero(s < 0.8 * b)),
+        losses_gt20=int(np.count_nonzero(loss_gt20(s, b))),
         n_topics=c,
         alpha=alpha,
     )

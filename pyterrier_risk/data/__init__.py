@@ -29,6 +29,7 @@ _EXPORTS = {
     "system_runs": "_mq2008",
     "read_qrels": "_trec",
     "read_run": "_trec",
+    "read_topics": "_topics_file",
 }
 __all__ = list(_EXPORTS)
 __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

@@ -1,4 +1,4 @@
-"""Experiment integration: :func:`Experiment`, ``pt.Experiment`` plus risk measures."""
+"""Experiment integration: :func:`Experiment`, ``pt.Experiment`` plus risk measures; :func:`hurt_topics`."""
 
 from __future__ import annotations
 
@@ -6,6 +6,8 @@ from .._lazy import lazy_exports
 
 _EXPORTS = {
     "Experiment": "_experiment",
+    "hurt_topics": "_hurt",
+    "query_texts": "_hurt",
 }
 __all__ = list(_EXPORTS)
 __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

@@ -223,6 +223,8 @@ def evaluate_risk(
         func = zrisk if m.NAME == "ZRisk" else georisk
         return RiskResult(m, func(matrix, m.alpha).reindex(names), None, {f"{m!r} z": z_scores(matrix)})
     b = _baseline_scores(m, ref, matrix, qrels_irm, topic_list)
+    if m.NAME == "BreakEven":
+        return _evaluate_break_even(m, matrix, b)
     x = risk_weighted_differences(matrix.to_numpy(dtype=float), b.to_numpy(dtype=float)[None, :], m.alpha)
     x = pd.DataFrame(x, index=names, columns=topic_list)
     if m.NAME == "URisk":
@@ -268,6 +270,16 @@ def _evaluate_trisk(
                         p, test.topic_correction)
     components = {f"{m!r} x": x, **{f"{m!r} {part}": frame for part, frame in per_topic.items()}}
     return RiskResult(m, pd.Series(vals, dtype=float), pd.Series(pvals, dtype=float), components)
+
+
+def _evaluate_break_even(m: RiskMeasure, matrix: pd.DataFrame, b: pd.Series) -> RiskResult:
+    """Break-even α (Gain / Risk, :func:`pyterrier_risk.break_even_alpha`) per system; no per-topic rows."""
+    import pandas as pd
+
+    from ..core._hurt import break_even_alpha
+
+    values = pd.Series({n: break_even_alpha(matrix.loc[n], b) for n in matrix.index}, dtype=float)
+    return RiskResult(m, values, None, {})
 
 
 def _in_topic_order(values: Any, topic_list: list[str]) -> np.ndarray:

@@ -86,14 +86,25 @@ def _named_series(values: Any, what: str) -> dict[str, pd.Series]:
 def plot_risk_gain(points: pd.DataFrame, *, curve: str = "name", x: str = "risk", y: str = "gain",
                    label: str | None = "alpha", path: str | os.PathLike | None = None,
                    title: str | None = None, xlabel: str = "Risk (mean loss vs. baseline)",
-                   ylabel: str = "Gain (Reward − Risk)") -> Figure:
-    """Risk–gain trade-off curves (Wang et al., SIGIR 2012, Fig. 2).
+                   ylabel: str = "Gain (Reward − Risk)", hull: bool = True) -> Figure:
+    """Risk–gain trade-off curves (Wang et al., SIGIR 2012, Fig. 2), with the near-optimal hull (§5.7).
 
     Each row of ``points`` is one model evaluated against the baseline: ``Risk = (1/c) Σ max(0, b_i − r_i)``
     (eq. 1) on the x axis and ``Gain = Reward − Risk = (1/c) Σ (r_i − b_i)`` on the y axis. Rows sharing
     a ``curve`` value (e.g. one learner trained with α = 0, 1, 5, 10) are joined in ``label`` order into a
     line and annotated with their ``label`` (α); a curve with one row is a single point (e.g. a fixed run).
     A model up and to the left dominates.
+
+    With ``hull`` (2012 §5.7): applying a model on a coin flip with probability p, and the baseline
+    otherwise, scales its Risk and Gain by p, so it moves the point along the segment to the origin.
+    For each curve whose first point (the gain-only model, α = 0 in a learner's α sweep) has
+    Gain > 0 and Risk > 0, with ``α* = Gain/Risk`` (:func:`pyterrier_risk.break_even_alpha`):
+
+    * the break-even line: the dotted segment from that point to the origin (URisk = 0 at α* all along);
+    * the α range [0, α*] of the gain-only model, named in the legend, and the curve's points with
+      ``label <= α*`` (the paper's interesting trade-offs) ringed;
+    * the near-optimal hull: the dashed segment from the curve's point with the largest ``label <= α*``
+      to the origin (for a single point, the break-even line itself).
 
     Args:
         points: one row per point, with columns ``curve``, ``x``, ``y`` and optionally ``label``
@@ -106,6 +117,7 @@ def plot_risk_gain(points: pd.DataFrame, *, curve: str = "name", x: str = "risk"
         title: figure title.
         xlabel: x axis label.
         ylabel: y axis label.
+        hull: draw the break-even line, the α range and the near-optimal hull (see above).
 
     Returns:
         The matplotlib Figure.
@@ -119,15 +131,20 @@ def plot_risk_gain(points: pd.DataFrame, *, curve: str = "name", x: str = "risk"
         raise ValueError("points: no rows to plot")
     fig = _new_figure(6.0, 4.5)
     ax = fig.add_subplot()
+    drawn = []
     for name, group in points.groupby(curve, sort=False):
         if label:
             group = group.sort_values(label, kind="stable")
         style = "o-" if len(group) > 1 else "s"
-        ax.plot(group[x].to_numpy(float), group[y].to_numpy(float), style, label=str(name), markersize=5)
+        (line,) = ax.plot(group[x].to_numpy(float), group[y].to_numpy(float), style, label=str(name),
+                          markersize=5)
+        drawn.append((line, group))
         if label and len(group) > 1:
             for _, row in group.iterrows():
                 ax.annotate(f"{row[label]:g}" if isinstance(row[label], (int, float)) else str(row[label]),
                             (row[x], row[y]), textcoords="offset points", xytext=(4, 4), fontsize=7)
+    if hull and sum(_near_optimal_hull(ax, line, group, x, y, label) for line, group in drawn):
+        ax.plot([], [], ":", color="grey", linewidth=1.0, label="break-even: coin flips with the baseline")
     ax.axhline(0.0, color="grey", linewidth=0.8, linestyle=":")
     ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel)
@@ -136,6 +153,32 @@ def plot_risk_gain(points: pd.DataFrame, *, curve: str = "name", x: str = "risk"
     ax.grid(True, alpha=0.3)
     ax.legend(fontsize=7, loc="best")
     return _finish(fig, path)
+
+
+def _near_optimal_hull(ax: Any, line: Any, group: pd.DataFrame, x: str, y: str, label: str | None) -> bool:
+    """The break-even line, the α range [0, Gain/Risk] and the near-optimal hull of one curve (2012 §5.7).
+
+    Returns whether the break-even line was drawn.
+    """
+    from ..core._hurt import gain_risk_ratio
+
+    risk, gain = float(group[x].iloc[0]), float(group[y].iloc[0])
+    a_star = gain_risk_ratio(gain, risk)
+    if not (math.isfinite(a_star) and a_star > 0):  # no loss, no gain, or a loss on average: no hull
+        return False
+    colour, name = line.get_color(), line.get_label()
+    ax.plot([0.0, risk], [0.0, gain], ":", color=colour, linewidth=1.0)  # coin flips of the gain-only model
+    line.set_label(f"{name} (α ∈ [0, {a_star:.3g}])")
+    if not (label and len(group) > 1 and pd.api.types.is_numeric_dtype(group[label])):
+        return True  # a single model: its hull is the break-even line
+    inside = group[group[label].to_numpy(float) <= a_star]
+    if len(inside):
+        ax.plot(inside[x].to_numpy(float), inside[y].to_numpy(float), "o", markersize=9, color=colour,
+                markerfacecolor="none", linewidth=0)
+        end_x, end_y = float(inside[x].iloc[-1]), float(inside[y].iloc[-1])
+        ax.plot([0.0, end_x], [0.0, end_y], "--", color=colour, linewidth=1.2,
+                label=f"near-optimal hull ({name})")
+    return True
 
 
 def helped_hurt_counts(scores: Any, baseline: Any, *, bin_width: float = 0.1,
