@@ -43,6 +43,13 @@ _EXPORTS: dict[str, str] = {
     "topic_p_values": "core",
     "compare_systems": "core",
     "adjust_p_values": "core",
+    "rank_distance": "core",
+    "rank_distance_bins": "core",
+    "baseline_sensitivity": "core",
+    "BaselineSensitivity": "core",
+    "friedman_test": "core",
+    "FriedmanResult": "core",
+    "systems_pca": "core",
     # measure adapters
     "URisk": "measures",
     "TRisk": "measures",
