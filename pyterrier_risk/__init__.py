@@ -79,6 +79,9 @@ _EXPORTS: dict[str, str] = {
     "plot_helped_hurt": "reporting",
     "plot_georisk_alpha": "reporting",
     "plot_topic_tj": "reporting",
+    "plot_rank_distance": "reporting",
+    "plot_baselines_pca": "reporting",
+    "plot_baseline_ranks": "reporting",
 }
 
 __all__ = ["__version__", *_EXPORTS]

@@ -1,4 +1,4 @@
-"""The ``pyterrier-risk`` command: ``demo`` (a complete study) and ``eval`` (risk evaluation).
+"""The ``pyterrier-risk`` command: ``demo`` (a complete study), ``eval`` (risk evaluation), ``baselines``.
 
 ``eval`` (:mod:`._eval`) evaluates TREC run files, or per-topic evaluation files, and prints one row
 per run and one column per measure; its arguments are sorted out by :mod:`._args` (several values
@@ -31,15 +31,16 @@ class _Parser(argparse.ArgumentParser):
         self.exit(EXIT_USAGE, f"{_PROG}: error: {one_line(message)} (see '{self.prog} --help')\n")
 
 
-def _parser() -> tuple[argparse.ArgumentParser, argparse.ArgumentParser, EvalOptions]:
-    """The command's parser, its ``eval`` subparser, and what :func:`arrange_eval_argv` needs."""
+def _parser() -> tuple[argparse.ArgumentParser, argparse.ArgumentParser, EvalOptions, EvalOptions]:
+    """The command's parser, its ``eval`` subparser, and what :func:`arrange_eval_argv` needs per command."""
     from .. import __version__
+    from ._baselines import add_baselines_arguments
     from ._demo import DEFAULT_ALPHAS, DEFAULT_DATASET
 
     parser = _Parser(
         prog=_PROG, description="Risk-sensitive evaluation for PyTerrier: URisk, TRisk, ZRisk, GeoRisk.")
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
-    sub = parser.add_subparsers(dest="command", required=True, metavar="{demo,eval}")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="{demo,eval,baselines}")
 
     demo = sub.add_parser(
         "demo", help="run a complete risk-sensitive study on an ir_datasets collection (PISA + LambdaMART)",
@@ -65,7 +66,13 @@ def _parser() -> tuple[argparse.ArgumentParser, argparse.ArgumentParser, EvalOpt
         "eval", help="risk-sensitive evaluation of TREC run files or per-topic evaluation files",
         description="Evaluate TREC run files (or trec_eval -q / gdeval.pl output): one row per run, one "
                     "column per measure (named by its repr). Runs may come anywhere on the line.")
-    return parser, ev, add_eval_arguments(ev)
+    known = add_eval_arguments(ev)
+    bl = sub.add_parser(
+        "baselines", help="URisk/TRisk of every run against every run and MEAN/MEDIAN/MAX as the baseline",
+        description="How much the risk ranking of the runs depends on the baseline (Dinçer et al., ECIR "
+                    "2014): rankings, Kendall's tau, the Friedman test, correlation with the baseline, PCA. "
+                    "Runs may come anywhere on the line.")
+    return parser, ev, known, add_baselines_arguments(bl)
 
 
 def _demo(args: argparse.Namespace) -> int:
@@ -84,11 +91,16 @@ def _demo(args: argparse.Namespace) -> int:
 
 def _parse(argv: Sequence[str] | None) -> argparse.Namespace:
     """The parsed arguments; ``eval``'s words are sorted into options and runs first (:mod:`._args`)."""
-    parser, ev, known = _parser()
+    parser, ev, known, known_baselines = _parser()
     words = list(sys.argv[1:] if argv is None else argv)
     if words and words[0] == "eval":
         words = ["eval", *arrange_eval_argv(words[1:], known)]
+    elif words and words[0] == "baselines":
+        words = ["baselines", *arrange_eval_argv(words[1:], known_baselines)]
     args = parser.parse_args(words)
+    if args.command == "baselines" and args.qrels is None:
+        parser.exit(EXIT_USAGE, f"{_PROG}: error: the following arguments are required: --qrels "
+                                f"(see '{_PROG} baselines --help')\n")
     if args.command == "eval":
         if not (args.runs or args.runs_from or args.evalfile):
             ev.error("the following arguments are required: RUN (or --runs-from FILE, or --evalfile FILE)")
@@ -112,6 +124,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         if args.command == "demo":
             return _demo(args)
+        if args.command == "baselines":
+            from ._baselines import run_baselines
+
+            return run_baselines(args)
         from ._eval import run_eval
 
         return run_eval(args)
