@@ -196,3 +196,32 @@ def test_summary_and_options():
     one = ptr.baseline_sensitivity(m, baselines=["s0"], permutations=0)
     assert one.friedman is None and "Friedman" not in one.summary()
     pd.testing.assert_frame_equal(m, _matrix(6))  # input untouched
+
+
+def test_kendalls_w_of_table_2_and_its_meaning():
+    # W = chi2 / (n (r - 1)), checked against its definition from the rank sums (no ties in Table 2)
+    ranks = stats.rankdata(TABLE2, axis=0)
+    r, n = TABLE2.shape
+    s = ((ranks.sum(axis=1) - n * (r + 1) / 2) ** 2).sum()
+    w = 12 * s / (n**2 * (r**3 - r))
+    assert ptr.friedman_test(TABLE2).kendall_w == pytest.approx(w) == pytest.approx(27.25 / 56)
+
+
+def test_at_alpha_zero_every_baseline_ranks_alike_and_friedman_is_as_small_as_it_gets():
+    # URisk(s | b) = mean(s) - mean(b) at alpha = 0: the same ranking under every baseline (own 0 included)
+    m = _matrix(8, systems=7)
+    res = ptr.baseline_sensitivity(m, alpha=0.0, permutations=99)
+    assert res.friedman.kendall_w == pytest.approx(1.0)
+    assert res.tau_range(runs_only=False) == (pytest.approx(1.0), pytest.approx(1.0))
+    assert res.bias_test == {} and res.bias["rho_promotion"].isna().all()  # no promotion to correlate
+    assert res.friedman.p_value == pytest.approx(stats.friedmanchisquare(*np.argsort(np.argsort(
+        -np.tile(m.mean(axis=1).to_numpy()[:, None], (1, 7)), axis=0), axis=0)).pvalue)
+
+
+def test_against_max_urisk_ranks_by_mean_score():
+    # no system beats MAX on a topic: URisk = (1 + alpha) (mean(s) - mean(MAX)), the ranking by mean score
+    m = _matrix(9, systems=6)
+    res = ptr.baseline_sensitivity(m, alpha=7.0, permutations=0)
+    best = ptr.baseline_scores(m, "max").mean()
+    np.testing.assert_allclose(res.urisk["MAX"], 8.0 * (m.mean(axis=1) - best))
+    assert stats.kendalltau(res.urisk["MAX"], res.mean).statistic == pytest.approx(1.0)

@@ -63,7 +63,7 @@ def _caption(result: Any) -> str:
     f = result.friedman
     if f is not None:
         parts.append(f"Friedman over {f.blocks} run baselines chi2 = {f.statistic:.2f}, df = {f.df}, "
-                     f"p = {f.p_value:.2g}")
+                     f"p = {f.p_value:.2g}, Kendall's W = {f.kendall_w:.3f} (1: the baselines rank alike)")
     lo, hi = result.tau_range()
     if lo == lo:  # not NaN
         parts.append(f"Kendall's tau between run baselines' rankings {lo:.3f} to {hi:.3f}")

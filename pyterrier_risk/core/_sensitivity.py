@@ -14,7 +14,12 @@ runs (:func:`baseline_scores`). The questions the paper asks of these tables:
 
       \chi^2_F = \frac{12 \sum_i R_i^2 - 3 n^2 r (r+1)^2}{n r (r+1) - \sum_b \sum_t (t^3 - t)/(r-1)}
 
-  with ``t`` the sizes of the tie groups, compared with :math:`\chi^2_{r-1}`.
+  with ``t`` the sizes of the tie groups, compared with :math:`\chi^2_{r-1}`. Its null hypothesis is
+  that the systems do not differ (every ranking equally likely in each block); a small p-value
+  means the baselines rank the systems *alike* more than chance would (Kendall's
+  :math:`W = \chi^2_F/(n(r-1))` above 0), not that the rankings change. At α = 0 URisk against
+  ``b`` is the system's mean minus ``b``'s, every baseline gives the same ranking, W = 1 and p is
+  as small as it gets. How much the rankings change is read from τ (and from W below 1).
 * Why? A baseline favours the systems whose per-topic scores go up and down with its own (the
   paper's mechanism of bias): the Pearson correlation over topics of each system with each baseline,
   and, per run baseline, Spearman's ρ between that correlation and how far the system moves up the
@@ -44,12 +49,23 @@ VIRTUAL_BASELINES = tuple(k.upper() for k in BASELINE_KINDS)
 
 @dataclass(frozen=True)
 class FriedmanResult:
-    """Friedman's test: ``statistic`` (χ²), ``p_value``, ``df`` (treatments − 1) and ``blocks``."""
+    r"""Friedman's test: ``statistic`` (χ²), ``p_value``, ``df`` (treatments − 1) and ``blocks``.
+
+    ``kendall_w`` is Kendall's coefficient of concordance :math:`W = \chi^2_F / (n (r - 1))` of the
+    blocks' rankings: 1 when every block ranks the treatments the same, near 0 when they disagree.
+    A small p-value says the treatments differ *consistently* across the blocks (W above 0); it is
+    not evidence that the blocks' rankings differ.
+    """
 
     statistic: float
     p_value: float
     df: int
     blocks: int
+
+    @property
+    def kendall_w(self) -> float:
+        """Kendall's W, the agreement of the blocks' rankings (tie-corrected like the statistic)."""
+        return self.statistic / (self.blocks * self.df)
 
 
 def friedman_test(table: Any) -> FriedmanResult:
@@ -181,7 +197,8 @@ class BaselineSensitivity:
             f = self.friedman
             lines.append(
                 f"Friedman test over {f.blocks} run baselines: chi2 = {f.statistic:.{digits}g}, "
-                f"df = {f.df}, p = {f.p_value:.{digits}g}."
+                f"df = {f.df}, p = {f.p_value:.{digits}g}; Kendall's W = {f.kendall_w:.3f} "
+                "(1: every baseline ranks the systems alike)."
             )
         lo, hi = self.tau_range()
         if not np.isnan(lo):
