@@ -44,6 +44,13 @@ _EXPORTS: dict[str, str] = {
     "compare_systems": "core",
     "adjust_p_values": "core",
     "break_even_alpha": "core",
+    "rank_distance": "core",
+    "rank_distance_bins": "core",
+    "baseline_sensitivity": "core",
+    "BaselineSensitivity": "core",
+    "friedman_test": "core",
+    "FriedmanResult": "core",
+    "systems_pca": "core",
     # measure adapters
     "URisk": "measures",
     "TRisk": "measures",
@@ -76,6 +83,9 @@ _EXPORTS: dict[str, str] = {
     "plot_helped_hurt": "reporting",
     "plot_georisk_alpha": "reporting",
     "plot_topic_tj": "reporting",
+    "plot_rank_distance": "reporting",
+    "plot_baselines_pca": "reporting",
+    "plot_baseline_ranks": "reporting",
 }
 
 __all__ = ["__version__", *_EXPORTS]

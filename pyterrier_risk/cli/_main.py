@@ -1,4 +1,7 @@
-"""The ``pyterrier-risk`` command: ``demo`` (a study), ``eval`` (risk evaluation), ``topics`` (hurt topics).
+"""The ``pyterrier-risk`` command: ``demo``, ``eval``, ``topics`` (hurt topics) and ``baselines``.
+
+``baselines`` reports how a risk evaluation depends on its baseline (:mod:`._baselines`), ``topics`` the
+topics each run hurts (:mod:`._topics`).
 
 ``eval`` (:mod:`._eval`) evaluates TREC run files, or per-topic evaluation files, and prints one row
 per run and one column per measure; its arguments are sorted out by :mod:`._args` (several values
@@ -13,7 +16,7 @@ import argparse
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import NoReturn
 
 from ._args import EvalOptions, add_eval_arguments, arrange_eval_argv, check_alphas
 from ._common import EXIT_USAGE, PROG, CLIError, one_line
@@ -31,18 +34,17 @@ class _Parser(argparse.ArgumentParser):
         self.exit(EXIT_USAGE, f"{_PROG}: error: {one_line(message)} (see '{self.prog} --help')\n")
 
 
-def _parser() -> tuple[argparse.ArgumentParser, argparse.ArgumentParser, EvalOptions]:
-    """The command's parser, its ``eval`` subparser, and what :func:`arrange_eval_argv` needs.
-
-    The ``topics`` subparser is :func:`_topics_parser`'s (added here).
-    """
+def _parser() -> tuple[argparse.ArgumentParser, dict[str, tuple[argparse.ArgumentParser, EvalOptions]]]:
+    """The command's parser; per command that takes runs, its subparser and its option arities."""
     from .. import __version__
+    from ._baselines import add_baselines_arguments
     from ._demo import DEFAULT_ALPHAS, DEFAULT_DATASET
+    from ._topics import add_topics_arguments
 
     parser = _Parser(
         prog=_PROG, description="Risk-sensitive evaluation for PyTerrier: URisk, TRisk, ZRisk, GeoRisk.")
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
-    sub = parser.add_subparsers(dest="command", required=True, metavar="{demo,eval,topics}")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="{demo,eval,topics,baselines}")
 
     demo = sub.add_parser(
         "demo", help="run a complete risk-sensitive study on an ir_datasets collection (PISA + LambdaMART)",
@@ -68,21 +70,18 @@ def _parser() -> tuple[argparse.ArgumentParser, argparse.ArgumentParser, EvalOpt
         "eval", help="risk-sensitive evaluation of TREC run files or per-topic evaluation files",
         description="Evaluate TREC run files (or trec_eval -q / gdeval.pl output): one row per run, one "
                     "column per measure (named by its repr). Runs may come anywhere on the line.")
-    known = add_eval_arguments(ev)
-    _topics_parser(sub)
-    return parser, ev, known
-
-
-def _topics_parser(sub: Any) -> tuple[argparse.ArgumentParser, EvalOptions]:
-    """The ``topics`` subparser (:mod:`._topics`) and what :func:`arrange_eval_argv` needs of it."""
-    from ._topics import add_topics_arguments
-
     topics = sub.add_parser(
         "topics", help="the topics each run hurts against a baseline, most-hurt first",
         description="Per topic and run, against --baseline: both values, the difference and relative "
                     "change, Loss > 20%%, T_R and T_J with p-values; most-hurt first. Runs may come "
                     "anywhere on the line.")
-    return topics, add_topics_arguments(topics)
+    bl = sub.add_parser(
+        "baselines", help="URisk/TRisk of every run against every run and MEAN/MEDIAN/MAX as the baseline",
+        description="How much the risk ranking of the runs depends on the baseline (Dinçer et al., ECIR "
+                    "2014): rankings, Kendall's tau, the Friedman test, correlation with the baseline, PCA. "
+                    "Runs may come anywhere on the line.")
+    return parser, {"eval": (ev, add_eval_arguments(ev)), "topics": (topics, add_topics_arguments(topics)),
+                    "baselines": (bl, add_baselines_arguments(bl))}
 
 
 def _demo(args: argparse.Namespace) -> int:
@@ -99,28 +98,33 @@ def _demo(args: argparse.Namespace) -> int:
     return 0
 
 
-def _parse(argv: Sequence[str] | None) -> argparse.Namespace:
-    """The parsed arguments; ``eval``'s words are sorted into options and runs first (:mod:`._args`)."""
-    parser, ev, known = _parser()
-    words = list(sys.argv[1:] if argv is None else argv)
-    if words and words[0] == "topics":
+def _check_usage(args: argparse.Namespace, sub: argparse.ArgumentParser) -> None:
+    """The usage errors argparse cannot see, per command (exit 2 through ``sub.error``)."""
+    if args.command == "topics":
         from ._topics import check_topics_args
 
-        # a twin of the subparser: its option arities sort the words, its error() prints as the real one
-        topics, topics_known = _topics_parser(_Parser(prog=_PROG).add_subparsers())
-        args = parser.parse_args(["topics", *arrange_eval_argv(words[1:], topics_known)])
-        check_topics_args(args, topics)
-        return args
-    if words and words[0] == "eval":
-        words = ["eval", *arrange_eval_argv(words[1:], known)]
-    args = parser.parse_args(words)
-    if args.command == "eval":
+        check_topics_args(args, sub)
+    elif args.command == "baselines":
+        if args.qrels is None:
+            sub.error("the following arguments are required: --qrels")
+    elif args.command == "eval":
         if not (args.runs or args.runs_from or args.evalfile):
-            ev.error("the following arguments are required: RUN (or --runs-from FILE, or --evalfile FILE)")
+            sub.error("the following arguments are required: RUN (or --runs-from FILE, or --evalfile FILE)")
         if args.evalfile and (args.runs or args.runs_from):
-            ev.error("give run files or --evalfile files, not both")
+            sub.error("give run files or --evalfile files, not both")
         if not args.evalfile and args.qrels is None:
-            ev.error("the following arguments are required: --qrels")
+            sub.error("the following arguments are required: --qrels")
+
+
+def _parse(argv: Sequence[str] | None) -> argparse.Namespace:
+    """The parsed arguments; a command's runs may come anywhere on the line (:mod:`._args` sorts them)."""
+    parser, commands = _parser()
+    words = list(sys.argv[1:] if argv is None else argv)
+    if words and words[0] in commands:
+        words = [words[0], *arrange_eval_argv(words[1:], commands[words[0]][1])]
+    args = parser.parse_args(words)
+    if args.command in commands:
+        _check_usage(args, commands[args.command][0])
     return args
 
 
@@ -141,6 +145,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             from ._topics import run_topics
 
             return run_topics(args)
+        if args.command == "baselines":
+            from ._baselines import run_baselines
+
+            return run_baselines(args)
         from ._eval import run_eval
 
         return run_eval(args)

@@ -3,7 +3,9 @@
 URisk (Wang et al. 2012), TRisk (Dinçer et al. SIGIR 2014), unbiased baselines (Dinçer et al.
 ECIR 2014), ZRisk/GeoRisk (Dinçer et al. SIGIR 2016), UE normalisation (Feng & Karmaker Santu),
 significance tests (a randomization test of URisk, per-topic p-values, all-pairs comparisons,
-multiple-testing corrections), the per-topic hurt analysis and the break-even α,
+multiple-testing corrections), the per-topic hurt analysis and the break-even α, the sensitivity of a
+risk evaluation to its baseline (Dinçer et al. ECIR 2014), the Kendall distance of a ranking from the
+baseline's (Wang et al. 2012),
 the input checks shared by every layer (:mod:`.validate`) and the topic policy (:mod:`.topics`).
 This layer imports no PyTerrier, ir_measures, LightGBM or numba.
 """
@@ -41,6 +43,15 @@ _EXPORTS = {
     "compare_systems": "_significance",
     "randomization_test": "_significance",
     "topic_p_values": "_significance",
+    "BaselineSensitivity": "_sensitivity",
+    "FriedmanResult": "_sensitivity",
+    "baseline_sensitivity": "_sensitivity",
+    "friedman_test": "_sensitivity",
+    "systems_pca": "_sensitivity",
+    "KENDALL_BINS": "_rankdist",
+    "discordant_pairs": "_rankdist",
+    "rank_distance": "_rankdist",
+    "rank_distance_bins": "_rankdist",
     "georisk": "_zrisk",
     "georisk_curve": "_zrisk",
     "z_scores": "_zrisk",

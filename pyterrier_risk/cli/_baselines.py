@@ -1,0 +1,133 @@
+"""``pyterrier-risk baselines``: how much risk evaluation depends on its baseline (Dinçer et al., ECIR 2014).
+
+The runs are read and evaluated as ``eval`` does (:func:`~._inputs.from_runs`: the same topic policy,
+notes and errors); the numbers come from :func:`pyterrier_risk.baseline_sensitivity`. One table is
+printed (``--table``, default URisk of every run against every baseline), with a caption derived
+from the numbers: the Friedman test, the range of Kendall's τ, the correlation-vs-promotion test
+(also printed as a note on stderr, whatever the format).
+``--plots DIR`` writes the PCA (Figs. 1–2 of the paper) and the rankings plot.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+from ._args import EvalOptions, _Options, check_alphas, check_decimals, expand_runs
+from ._common import PROG, CLIError, note
+
+__all__ = ["add_baselines_arguments", "run_baselines", "TABLES"]
+
+#: the tables ``--table`` can print: the result's attribute for each
+TABLES = ("urisk", "trisk", "ranks", "tau", "correlation", "bias", "pca")
+
+
+def add_baselines_arguments(parser: argparse.ArgumentParser) -> EvalOptions:
+    """Add the ``baselines`` options to ``parser``; returns what ``arrange_eval_argv`` needs."""
+    opt = _Options(parser)
+    opt.add("runs", nargs="*", metavar="RUN",
+            help="TREC run files or folders (at least 3 runs); they may come anywhere on the line")
+    opt.add("--runs-from", metavar="FILE", action="append", default=[],
+            help="a file listing run files, one path per line")
+    opt.add("--qrels", help="qrels file or ir_datasets id (irds:...)")
+    opt.add("--topics", choices=["qrels", "intersection"], default="qrels",
+            help="qrels (every qrels topic, a missing result scores 0; the default) or intersection")
+    opt.add("--drop-extra-topics", action="store_true",
+            help="ignore results for topics absent from the qrels (default: an error)")
+    opt.add("--measure", metavar="MEASURE", default="nDCG@20",
+            help="the base measure, an ir_measures or trec_eval name (default nDCG@20)")
+    opt.add("--alpha", type=float, default=0.0, metavar="A", help="risk sensitivity α >= 0 (default 0)")
+    opt.add("--table", choices=TABLES, default="urisk",
+            help="the table to print: urisk (default), trisk, ranks (1 = best), tau (Kendall's τ between "
+                 "baselines' rankings), correlation (per-topic Pearson r with each baseline), bias "
+                 "(Spearman ρ of that correlation with the promotion in the ranking), pca")
+    opt.add("--permutations", type=int, default=1999, metavar="N",
+            help="permutations of the correlation-vs-promotion test (default 1999; 0 skips it)")
+    opt.add("--seed", type=int, default=0, help="seed of the permutations (default 0)")
+    opt.add("--format", choices=["markdown", "csv", "latex"], default=None,
+            help="table format (default: from the --output suffix .md/.csv/.tex, else markdown)")
+    opt.add("--output", "-o", type=Path, help="write the table to this file instead of stdout")
+    opt.add("--round", type=int, default=4, help="decimals in markdown/latex output (default 4)")
+    opt.add("--caption", help="table caption (default: the Friedman test, τ range and bias test)")
+    opt.add("--label", help="LaTeX \\label of the table")
+    opt.add("--plots", type=Path, metavar="DIR",
+            help="write baselines_pca.png and baseline_ranks.png to DIR")
+    return EvalOptions(opt.arity, opt.long)
+
+
+def _caption(result: Any) -> str:
+    """One sentence per finding, each printed from the numbers it states."""
+    parts = [f"alpha = {result.alpha:g}"]
+    f = result.friedman
+    if f is not None:
+        parts.append(f"Friedman over {f.blocks} run baselines chi2 = {f.statistic:.2f}, df = {f.df}, "
+                     f"p = {f.p_value:.2g}, Kendall's W = {f.kendall_w:.3f} (1: the baselines rank alike)")
+    lo, hi = result.tau_range()
+    if lo == lo:  # not NaN
+        parts.append(f"Kendall's tau between run baselines' rankings {lo:.3f} to {hi:.3f}")
+    b = result.bias_test
+    if b:
+        parts.append(f"correlation with the baseline vs promotion: mean Spearman rho = {b['mean_rho']:.3f}, "
+                     f"permutation p = {b['p_value']:.2g}")
+    return "; ".join(parts)
+
+
+def _check(args: Any) -> None:
+    check_alphas([args.alpha])
+    check_decimals(args.round)
+    if args.permutations < 0 or args.seed < 0:
+        raise CLIError(f"--permutations and --seed must be >= 0, got {args.permutations} and {args.seed}")
+
+
+def run_baselines(args: Any) -> int:
+    """Run ``pyterrier-risk baselines`` with parsed ``args``; a user error raises :class:`CLIError`."""
+    from ..core._sensitivity import baseline_sensitivity
+    from ..reporting._tables import write_table
+    from ._eval import _check_writable, _parse_measures
+    from ._inputs import from_runs
+
+    _check(args)
+    if args.output is not None:
+        _check_writable(args.output.parent if str(args.output.parent) else Path("."), f"output {args.output}")
+    if args.plots is not None:
+        _check_writable(args.plots, "--plots folder")
+    bases, given_risk = _parse_measures([args.measure])
+    if given_risk or len(bases) != 1:
+        raise CLIError(f"--measure takes a base measure (nDCG@20, AP, ...), not {args.measure!r}")
+    paths = expand_runs(args.runs, args.runs_from)
+    if len(paths) < 3:
+        raise CLIError(f"baselines needs at least 3 runs, got {len(paths)}")
+    args.baseline = None
+    inputs = from_runs(args, bases, bases, {"mean", "median", "max"}, paths)
+    matrix = inputs.matrices[repr(bases[0])]
+    try:
+        result = baseline_sensitivity(matrix, args.alpha, permutations=args.permutations, seed=args.seed)
+    except ValueError as e:
+        raise CLIError(str(e)) from e
+    table = getattr(result, args.table).rename_axis("run").reset_index()
+    findings = _caption(result)
+    caption = args.caption if args.caption is not None else f"{args.table} of {bases[0]!r}; {findings}"
+    try:
+        text = write_table(table, args.output, format=args.format, floatfmt=f".{args.round}f",
+                           caption=caption, label=args.label)
+    except (OSError, ValueError) as e:
+        raise CLIError(getattr(e, "strerror", None) or str(e)) from e
+    if args.output is None:
+        sys.stdout.write(text)
+    note(findings)
+    if args.plots is not None:
+        _plots(result, args.plots)
+    return 0
+
+
+def _plots(result: Any, folder: Path) -> None:
+    from ..reporting._analysis_plots import plot_baseline_ranks, plot_baselines_pca
+
+    try:
+        plot_baselines_pca(result, path=folder / "baselines_pca.png")
+        plot_baseline_ranks(result, path=folder / "baseline_ranks.png")
+    except OSError as e:
+        raise CLIError(e.strerror or str(e)) from e
+    print(f"{PROG}: wrote 2 plots to {folder}", file=sys.stderr)
