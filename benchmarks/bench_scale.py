@@ -1,11 +1,12 @@
 """How far one machine goes: GeoRisk and U-CRO on MSLR-WEB30K-sized training sets, against native lambdarank.
 
-Each (size, kind) pair trains in its own process, so that its peak memory (``VmHWM``, the resident
-high-water mark) is its own: once after building the data set, and again for training alone
-(the mark is restarted after the raw features are freed). Every process builds the same synthetic
-MSLR-like set (136 float32 features, graded labels 0..4, 120 documents per query), constructs the LightGBM Dataset, trains a warm-up round
-(numba compiles or loads its kernels there), then times ``--rounds`` rounds (the median per-round time
-is reported), with its ratio to native lambdarank at the same size, measured in the same run.
+Each (size, kind) pair trains in its own process, so that its peak memory (``VmHWM``, the resident high-
+water mark) is its own: once after building the data set, and again for training alone (the mark is
+restarted after the raw features are freed). Every process builds the same synthetic MSLR-like set (136
+float32 features, graded labels 0..4, 120 documents per query), constructs the LightGBM Dataset, trains a
+warm-up round (numba compiles or loads its kernels there), then times ``--rounds`` rounds (the median
+per-round time is reported), with its ratio to native lambdarank at the same size, measured in the same
+run.
 
     python benchmarks/bench_scale.py                          # 1M and 4M rows, 2 threads
     python benchmarks/bench_scale.py --rows 1000000 --rounds 5 --threads 1 2
