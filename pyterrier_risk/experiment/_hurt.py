@@ -61,9 +61,12 @@ def _from_runs(runs: Mapping[str, Any], qrels: Any, measures: list[Any]) -> dict
 
 def _risk_label(label: str) -> bool:
     """Whether a ``perquery`` row label is a risk measure's component (``"TRisk(...) T_R"``)."""
-    from ..measures._risk import GeoRisk, TRisk, URisk, ZRisk
+    import ir_measures
 
-    return any(label.startswith(f"{m.NAME}(") for m in (URisk, TRisk, ZRisk, GeoRisk))
+    from ..measures._risk import RiskMeasure
+
+    name = label.partition("(")[0]
+    return isinstance(ir_measures.measures.registry.get(name), RiskMeasure)
 
 
 def _from_perquery(frame: pd.DataFrame, measures: list[Any]) -> dict[str, pd.DataFrame]:
