@@ -122,3 +122,24 @@ def test_topics_web2012_most_hurt_of_ql_cata(capsys):
     # T_R sums to sqrt(c) TRisk (Dinçer et al. 2014, eq. 20)
     ref = ptr.trisk(table["value"], table["baseline"])
     assert table["t_r"].sum() == pytest.approx(50 ** 0.5 * ref.trisk)
+
+
+@pytest.mark.realdata
+def test_topics_from_evaluation_files_trec7(capsys):
+    root = data_path("trec7-adhoc-terrier-runs")
+    gdeval = root / "reference_eval" / "gdeval_c.csv"
+    bm25, dph = "stem-stop_BM25b0.75_1", "stem-stop_DLH13_2"
+    code, out, err = _run(capsys, ["topics", "--evalfile", str(gdeval), "--baseline", bm25,
+                                   "--measure", "nDCG@20", "--qrels", str(root / "qrels.adhoc.351-400.txt"),
+                                   "--format", "csv",
+                                   "--queries", str(root / "topics.adhoc.351-400.txt")])
+    assert code == 0, err
+    table = pd.read_csv(io.StringIO(out), dtype={"qid": str})
+    ref = pd.read_csv(gdeval, dtype={"topic": str})
+    ref = ref[(ref["k"] == 20) & (ref["topic"] != "amean")]
+    ref = ref.pivot(index="topic", columns="run", values="ndcg@k")
+    block = table[table["run"] == dph].set_index("qid")
+    assert len(block) == 50 and block["difference"].is_monotonic_increasing
+    pd.testing.assert_series_equal(block["value"], ref[dph].reindex(block.index), check_names=False)
+    pd.testing.assert_series_equal(block["baseline"], ref[bm25].reindex(block.index), check_names=False)
+    assert block.loc["351", "query"] == "Falkland petroleum exploration"

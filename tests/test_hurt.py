@@ -180,6 +180,11 @@ def test_hurt_topics_warns_about_a_run_without_a_topic():
     with pytest.warns(ptr.TopicPolicyWarning, match="no results for 1 of the 3"):
         out = ptr.hurt_topics(runs, "base", qrels=qrels, measures="P@1")
     assert out.set_index("qid").loc["2", "value"] == 0.0
+    runs, qrels = _runs_and_qrels()
+    runs["new"] = pd.concat([runs["new"], pd.DataFrame({"qid": ["9"], "docno": ["a"], "score": [1.0]})])
+    with pytest.warns(ptr.TopicPolicyWarning, match="1 topic.*not in the qrels"):
+        extra = ptr.hurt_topics(runs, "base", qrels=qrels, measures="P@1")
+    assert sorted(extra["qid"]) == ["1", "2", "3"]
 
 
 def test_hurt_topics_bad_input(matrix):

@@ -38,7 +38,7 @@ def _label(measure: Any) -> str:
 
 def _from_runs(runs: Mapping[str, Any], qrels: Any, measures: list[Any]) -> dict[str, pd.DataFrame]:
     """``{measure label: systems × topics}`` of run frames or run files, under the topic policy."""
-    from ..core._topics import qrels_topics, warn_missing
+    from ..core._topics import qrels_topics, warn_extra, warn_missing
     from ..data._trec import read_qrels, read_run
     from ..measures._topics import topic_matrices
     from ..measures._wrapped import parse_measure
@@ -50,9 +50,10 @@ def _from_runs(runs: Mapping[str, Any], qrels: Any, measures: list[Any]) -> dict
     qrels = read_qrels(qrels) if isinstance(qrels, (str, os.PathLike)) else qrels
     frames = {str(n): read_run(r) if isinstance(r, (str, os.PathLike)) else r for n, r in runs.items()}
     topics = qrels_topics(qrels["qid"])
-    for name, frame in frames.items():
-        missing = len(set(topics) - set(frame["qid"].astype(str)))
-        warn_missing(missing, len(topics), f"run {name!r}", stacklevel=4)
+    for name, frame in frames.items():  # the topic policy's warnings, as Experiment gives them
+        have = set(frame["qid"].astype(str))
+        warn_missing(len(set(topics) - have), len(topics), f"run {name!r}", stacklevel=4)
+        warn_extra(len(have - set(topics)), f"run {name!r}", stacklevel=4)
     parsed = [parse_measure(m) if isinstance(m, str) else m for m in measures]
     matrices = topic_matrices(frames, qrels, parsed, topics)
     return {_label(given): matrices[m] for given, m in zip(measures, parsed, strict=True)}
@@ -60,9 +61,12 @@ def _from_runs(runs: Mapping[str, Any], qrels: Any, measures: list[Any]) -> dict
 
 def _risk_label(label: str) -> bool:
     """Whether a ``perquery`` row label is a risk measure's component (``"TRisk(...) T_R"``)."""
-    from ..measures._risk import GeoRisk, TRisk, URisk, ZRisk
+    import ir_measures
 
-    return any(label.startswith(f"{m.NAME}(") for m in (URisk, TRisk, ZRisk, GeoRisk))
+    from ..measures._risk import RiskMeasure
+
+    name = label.partition("(")[0]
+    return isinstance(ir_measures.measures.registry.get(name), RiskMeasure)
 
 
 def _from_perquery(frame: pd.DataFrame, measures: list[Any]) -> dict[str, pd.DataFrame]:
