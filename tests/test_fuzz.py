@@ -65,7 +65,8 @@ BENIGN = st.fixed_dictionaries({
 })
 RUN_CORRUPTIONS = [None, "nul", "latin1", "fields-", "fields+", "nan", "underscore", "duplicate", "rank",
                    "bigrank", "extra_topic"]
-QRELS_CORRUPTIONS = [None, "nul", "latin1", "fields-", "float_label", "big_label", "duplicate"]
+QRELS_CORRUPTIONS = [None, "nul", "latin1", "fields-", "float_label", "inexact_label", "exp_label",
+                     "big_label", "duplicate"]
 
 
 def _int_as_float(n: int) -> float:
@@ -163,6 +164,10 @@ def _qrels_lines(records, benign, corruption, i) -> tuple[list[str], bytes | Non
         lines[i] = sep.join([q, "0", d])
     elif corruption == "float_label":
         lines[i] = sep.join([q, "0", d, "1.5"])
+    elif corruption == "inexact_label":  # rounds to 1.0 as a float; trec_eval's atol reads 0
+        lines[i] = sep.join([q, "0", d, "0.99999999999999999999"])
+    elif corruption == "exp_label":  # trec_eval's atol reads 1
+        lines[i] = sep.join([q, "0", d, "1e1"])
     elif corruption == "big_label":
         lines[i] = sep.join([q, "0", d, str(2**31)])
     elif corruption == "duplicate":
