@@ -143,6 +143,9 @@ def test_bad_query_file(tmp_path):
         read_letor(p, query_file=write(tmp_path, "3\n", "q"))
     with pytest.raises(ValueError, match=r"q2:1: query size 'x'"):
         read_letor(p, query_file=write(tmp_path, "x\n", "q2"))
+    for size in ("1_1", "+2", "2.0", "\uff12"):  # Python's int() takes the first three, the last too
+        with pytest.raises(ValueError, match=r"q4:1: query size .* is not an integer"):
+            read_letor(p, query_file=write(tmp_path, f"{size}\n", "q4"))
     with pytest.raises(FileNotFoundError):
         read_letor(p, query_file=tmp_path / "missing")
     with pytest.raises(FileNotFoundError):
