@@ -141,9 +141,9 @@ def _load_irds(value: Any, what: str) -> Any:
 
 
 def _systems(
-    retr_systems: Any, names: Sequence[str] | None, unique: bool = True
+    retr_systems: Any, names: Sequence[str] | None, distinct: bool = True
 ) -> tuple[list[str], list[Any]]:
-    """System names and systems, as ``pt.Experiment`` pairs them; names must be unique if ``unique``."""
+    """System names and systems, as ``pt.Experiment`` pairs them; names must be unique if ``distinct``."""
     if isinstance(retr_systems, dict):
         names, systems = list(retr_systems.keys()), list(retr_systems.values())
     elif isinstance(retr_systems, list):
@@ -155,7 +155,7 @@ def _systems(
         raise TypeError(
             f"Expected list or dict of transformers for retr_systems, instead received {type(retr_systems)}"
         )
-    if unique and len(set(names)) != len(names):
+    if distinct and len(set(names)) != len(names):
         raise ValueError(f"risk measures need unique system names; got {names} (use names=)")
     if not systems:
         raise AssertedValueError("no systems given")
@@ -482,7 +482,7 @@ def Experiment(  # noqa: N802 - mirrors pt.Experiment
     named = isinstance(retr_systems, dict) or names is not None
     if not request.risk:
         if isinstance(baseline, str) and isinstance(retr_systems, list):
-            baseline = _baseline_index(baseline, _systems(retr_systems, names, unique=False)[0], named)
+            baseline = _baseline_index(baseline, _systems(retr_systems, names, distinct=False)[0], named)
         return pt.Experiment(
             retr_systems, topics, qrels, [*request.ordinary, *(["mrt"] if request.mrt else [])], names=names,
             perquery=perquery, dataframe=dataframe, baseline=baseline, test=test, correction=correction,
