@@ -141,7 +141,8 @@ def test_perquery_components():
     ]
     pq = pr.Experiment(RUNS, TOPICS, QRELS, [AP, *risk], perquery=True)
     assert list(pq.columns) == ["name", "qid", "measure", "value"]
-    expected = {"AP", repr(risk[0]), *(f"{risk[1]!r} {c}" for c in ("x", "T_R", "T_J")), f"{risk[2]!r} z"}
+    parts = ("x", "T_R", "T_J", "T_R p-value", "T_J p-value")  # the p-values as `eval --perquery`
+    expected = {"AP", repr(risk[0]), *(f"{risk[1]!r} {c}" for c in parts), f"{risk[2]!r} z"}
     assert set(pq["measure"]) == expected
     assert len(pq) == len(expected) * len(NAMES) * N_TOPICS
     avg = pr.Experiment(RUNS, TOPICS, QRELS, risk).set_index("name")
@@ -153,6 +154,10 @@ def test_perquery_components():
         res = pr.trisk(per_topic(AP, RUNS[n]), matrix(AP).max(axis=0), se="jackknife")
         np.testing.assert_allclose(wide.loc[(n, f"{risk[1]!r} T_J")].to_numpy(), res.t_j)
         np.testing.assert_allclose(wide.loc[(n, f"{risk[1]!r} x")].to_numpy(), res.x)
+        # each topic's two-sided p-value of Student's t with c - 1 degrees of freedom
+        for part, t in (("T_R", res.t_r), ("T_J", res.t_j)):
+            p = 2 * stats.t.sf(np.abs(np.asarray(t)), N_TOPICS - 1)
+            np.testing.assert_allclose(wide.loc[(n, f"{risk[1]!r} {part} p-value")].to_numpy(), p)
 
 
 def test_perquery_both_and_dict_outputs():
@@ -468,7 +473,9 @@ def test_ordinary_output_is_pt_experiments_for_many_arguments(systems, measures,
     with pytest.warns(TopicPolicyWarning, match="1 of the 8 qrels topics"):  # system b misses a topic
         ours = pr.Experiment(retr, TOPICS, QRELS, [*measures, *risk], **kwargs)
     theirs = pt.Experiment(retr, TOPICS, QRELS, measures, **kwargs)
-    components = (f"{risk[1]!r} {c}" for c in ("p-value", "reject", "p-value corrected", "x", "T_R", "T_J"))
+    parts = ("p-value", "reject", "p-value corrected", "x", "T_R", "T_J", "T_R p-value", "T_J p-value",
+             "T_R p-value corrected", "T_J p-value corrected")
+    components = (f"{risk[1]!r} {c}" for c in parts)
     risk_columns = {repr(risk[0]), repr(risk[1]), *components}
     assert type(ours) is type(theirs)
     _same(theirs, _without_risk(ours, risk_columns))

@@ -65,7 +65,8 @@ BENIGN = st.fixed_dictionaries({
 })
 RUN_CORRUPTIONS = [None, "nul", "latin1", "fields-", "fields+", "nan", "underscore", "duplicate", "rank",
                    "bigrank", "extra_topic"]
-QRELS_CORRUPTIONS = [None, "nul", "latin1", "fields-", "float_label", "big_label", "duplicate"]
+QRELS_CORRUPTIONS = [None, "nul", "latin1", "fields-", "float_label", "inexact_label", "exp_label",
+                     "big_label", "duplicate"]
 
 
 def _int_as_float(n: int) -> float:
@@ -163,6 +164,10 @@ def _qrels_lines(records, benign, corruption, i) -> tuple[list[str], bytes | Non
         lines[i] = sep.join([q, "0", d])
     elif corruption == "float_label":
         lines[i] = sep.join([q, "0", d, "1.5"])
+    elif corruption == "inexact_label":  # rounds to 1.0 as a float; trec_eval's atol reads 0
+        lines[i] = sep.join([q, "0", d, "0.99999999999999999999"])
+    elif corruption == "exp_label":  # trec_eval's atol reads 1
+        lines[i] = sep.join([q, "0", d, "1e1"])
     elif corruption == "big_label":
         lines[i] = sep.join([q, "0", d, str(2**31)])
     elif corruption == "duplicate":
@@ -184,6 +189,102 @@ def test_read_qrels_fuzz(records, benign, corruption, data):
             return
         qrels = read_qrels(path)
     assert list(qrels.itertuples(index=False, name=None)) == [(q, d, label) for q, d, label, _ in records]
+
+
+# --------------------------------------------------------- LETOR: the fast path equals the strict parser
+# read_letor parses all "index:value" tokens in one vectorised pass and falls back to the strict
+# token-by-token parser (_letor._strict_rows) whenever it cannot vouch for a line. (The same check of
+# read_run and read_qrels is in tests/test_io.py.) Two faults whose colons add up (a token without
+# a colon and one with two) once slipped through the fast path: "1 qid:1 1:2 3 4:5:6" read as 1:2 3:4 5:6.
+LETOR_VALUES = ["0", "1", "-1.5", "0.25", "1e-3", "+2", ".5", "1.", "-0", "nan", "inf", "-Infinity", "1e400",
+                "5e-324", "0.1000000000000000055511151231257827", "1" * 30]
+LETOR_LABELS = ["0", "1", "2", "4", "+1", "2.0", "3.", "-1"]
+LETOR_NASTY_LABELS = ["1.5", "1e0", "0.99999999999999999999", "x", "1_0", "\u0661", "2147483648", "qid:1", ""]
+LETOR_NASTY_TOKENS = ["3", "4:5:6", "8::", "1:", ":3", ":", "+1:2", "1.0:2", "1e0:2", "0:1", "-1:2", "1:1_0",
+                      "1:\uff11", "\uff11:2", "99999999999999999999:1", "2147483648:1", "1:x", "1:0x10",
+                      "qid:3", "1:é", "01:2", "1:1:", "a:b"]
+LETOR_SEPS = [" ", "\t", "  ", "\u3000", "\x0b"]
+
+
+@st.composite
+def letor_file(draw):
+    """A LETOR file (bytes), its n_features, whether a nasty token was drawn, and its group file if any."""
+    with_qid = draw(st.booleans())
+    with_doc = draw(st.booleans())
+    nasty = False
+    lines, sizes = [], []
+    for i in range(draw(st.integers(1, 8))):
+        if draw(st.integers(0, 14)) == 0:
+            nasty = True
+            label = draw(st.sampled_from(LETOR_NASTY_LABELS))
+        else:
+            label = draw(st.sampled_from(LETOR_LABELS))
+        tokens = [label]
+        flip = draw(st.integers(0, 29)) == 0  # a line that disagrees with the others on qid:
+        nasty |= flip
+        if with_qid != flip:
+            tokens.append(f"qid:{i // 3}" if draw(st.integers(0, 29)) else "qid:")
+            nasty |= tokens[-1] == "qid:"
+        for index in draw(st.lists(st.integers(1, 6), max_size=5, unique=True)):
+            tokens.append(f"{index}:{draw(st.sampled_from(LETOR_VALUES))}")
+        if draw(st.integers(0, 9)) == 0:
+            nasty = True
+            at = draw(st.integers(1, len(tokens)))
+            tokens.insert(at, draw(st.sampled_from(LETOR_NASTY_TOKENS + tokens[-1:])))
+        line = draw(st.sampled_from(LETOR_SEPS)).join(tokens)
+        if with_doc or draw(st.integers(0, 29)) == 0:
+            line += f" #docid = D{i} inc = 1"
+        lines.append(line)
+        if draw(st.integers(0, 9)) == 0:
+            lines.append(draw(st.sampled_from(["", "# comment", " "])))
+        if i % 3 == 0:
+            sizes.append(0)
+        sizes[-1] += 1
+    eol = draw(st.sampled_from(["\n", "\r\n", "\r"]))
+    data = eol.join(lines).encode("utf-8", "surrogatepass")
+    n_features = draw(st.sampled_from([None, None, 6, 8, 4]))
+    nasty |= n_features == 4
+    return data, n_features, nasty, "\n".join(map(str, sizes))
+
+
+def _letor_outcome(path: Path, n_features: int | None):
+    from pyterrier_risk.data import read_letor
+
+    try:
+        d = read_letor(path, n_features=n_features)
+    except ValueError as e:
+        return f"ValueError: {e}"
+    return d
+
+
+@settings(FUZZ, max_examples=250)
+@given(case=letor_file())
+def test_fast_letor_reader_agrees_with_strict_parser(case):
+    from unittest import mock
+
+    from pyterrier_risk.data import _letor
+
+    data, n_features, nasty, sizes = case
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "x.txt"
+        path.write_bytes(data)
+        Path(tmp, "x.txt.query").write_text(sizes)  # used when the lines carry no qid: token
+        got = _letor_outcome(path, n_features)
+        fast = _letor._fast_rows(path, n_features)
+        with mock.patch.object(_letor, "_fast_rows", lambda *args: None):
+            strict = _letor_outcome(path, n_features)
+    if not nasty:
+        assert fast is not None, data  # the fast path reads clean files
+    if isinstance(got, str) or isinstance(strict, str):
+        assert got == strict, (data, got, strict)
+        return
+    for name in ("X", "y", "qid", "docno", "group"):
+        a, b = getattr(got, name), getattr(strict, name)
+        assert (a is None) == (b is None), name
+        if a is not None:
+            assert a.dtype == b.dtype and a.shape == b.shape, name
+            assert np.array_equal(a, b, equal_nan=a.dtype.kind == "f"), (name, data)
+    assert np.array_equal(np.signbit(got.X), np.signbit(strict.X))
 
 
 # ------------------------------------------------------------------------------------- the command

@@ -6,6 +6,7 @@ import bz2
 import gzip
 import lzma
 import math
+from decimal import Decimal
 
 import ir_measures
 import pandas as pd
@@ -226,12 +227,15 @@ def test_infinite_and_huge_scores_are_kept(tmp_path):
 @pytest.mark.parametrize(
     ("label", "ok"),
     [("2147483647", True), ("-2147483648", True), ("2147483648", False), ("-2147483649", False),
-     ("4294967296", False), ("1e400", False), ("1_0", False), ("\u0661", False), ("3.0", True)],
+     ("4294967296", False), ("1e400", False), ("1_0", False), ("\u0661", False), ("3.0", True),
+     # exact integer spellings only: trec_eval's atol reads "1e1" as 1 and the next one as 0
+     ("0.99999999999999999999", False), ("1e0", False), ("1e1", False), ("1.5", False), (".0", False),
+     ("1.", True), ("+2", True), ("-0.00", True), ("007", True)],
 )
 def test_qrels_labels_must_fit_the_evaluators_int(tmp_path, label, ok):
     path = write(tmp_path, "q.txt", f"1 0 a {label}\n")
     if ok:
-        assert read_qrels(path)["label"].tolist() == [int(float(label))]
+        assert read_qrels(path)["label"].tolist() == [int(Decimal(label))]
     else:
         with pytest.raises(ValueError, match=r"q.txt:1: relevance label"):
             read_qrels(path)
@@ -246,7 +250,7 @@ NUMBER_TOKENS = [
     "NaN", "1e400", "-1e400", "1e-400", "5e-324", "2.4703282292062328e-324", "1.7976931348623159e308",
     "9223372036854775807", "9223372036854775808", "-9223372036854775808", "-9223372036854775809",
     "99999999999999999999", "2147483647", "2147483648", "-2147483649", "3.0",
-    "0.1000000000000000055511151231257827",
+    "0.1000000000000000055511151231257827", "0.99999999999999999999", "1e0", "1.00",
     "\u0661", "\uff11", "1,5", "1.5.5", "--1", "", "-", "+", ".", "e5", "0e0", "1" * 30, "0." + "1" * 40,
 ]
 ODD_TEXT = ["a", "b", "D-5", "dé", "\"a\"", "'a'", "a#b", "a\\", "a\x1ab", "NA", "null", "nan", "Q0",
@@ -335,7 +339,7 @@ def test_fast_run_reader_agrees_with_strict_parser(tmp_path_factory, data):
     assert _same(got, strict), (data, got, strict)
 
 
-CLEAN_LABELS = ["0", "1", "-2", "+3", "2147483647", "-2147483648", "1.0", "1e0"]
+CLEAN_LABELS = ["0", "1", "-2", "+3", "2147483647", "-2147483648", "1.0", "2.", "-1.00"]
 
 
 @st.composite

@@ -98,10 +98,22 @@ def test_query_file_grouping(tmp_path):
 @pytest.mark.parametrize(
     "text, match",
     [
-        ("x qid:1 1:1\n", r"f\.txt:1: label 'x' is not a number"),
-        ("1 qid:1 1:1\n1.5 qid:1 1:1\n", r"f\.txt:2: label '1\.5' is not an integer"),
+        ("x qid:1 1:1\n", r"f\.txt:1: relevance label 'x' is not an integer"),
+        ("1 qid:1 1:1\n1.5 qid:1 1:1\n", r"f\.txt:2: relevance label '1\.5' is not an integer"),
+        ("0.99999999999999999999 qid:1 1:1\n", r"f\.txt:1: relevance label '0\.9+' is not an integer"),
+        ("1e0 qid:1 1:1\n", r"f\.txt:1: relevance label '1e0' is not an integer"),
         ("1 qid:1 1:1\n1 qid:1 1:a\n", r"f\.txt:2: feature value 'a'"),
-        ("1 qid:1 0:1\n", r"f\.txt:1: feature index 0 < 1 or not an integer"),
+        ("1 qid:1 1:1_0\n", r"f\.txt:1: feature value '1_0' is not a number"),
+        ("1 qid:1 1:\uff11\n", r"f\.txt:1: feature value '\uff11' is not a number"),
+        ("1 qid:1 0:1\n", r"f\.txt:1: feature index 0 is outside \[1, 2147483647\]"),
+        ("1 qid:1 99999999999999999999:1\n", r"f\.txt:1: feature index 99999999999999999999 is outside"),
+        ("1 qid:1 +1:2\n", r"f\.txt:1: feature index '\+1' is not an integer"),
+        ("1 qid:1 1.0:2\n", r"f\.txt:1: feature index '1\.0' is not an integer"),
+        # two faults whose colons add up ("3" has none, "4:5:6" one too many) were read as 1:2 3:4 5:6
+        ("1 qid:1 1:2 3 4:5:6\n", r"f\.txt:1: malformed feature token '3'"),
+        ("1 qid:1 1:0.5 7 8::\n", r"f\.txt:1: malformed feature token '7'"),  # was a numpy broadcast error
+        ("1 qid:1 1: :3\n", r"f\.txt:1: malformed feature token '1:'"),  # was read as 1:3
+        ("1 qid:1 2:1\n1 qid:1 :3 1:\n", r"f\.txt:2: malformed feature token ':3'"),
         ("1 qid:1 1:1 1:2\n", r"f\.txt:1: feature index 1 appears twice"),
         ("1 qid:1 1:1\n1 qid:1 1\n", r"f\.txt:2: malformed feature token '1'"),
         ("1 qid:1 1:1:1\n", r"f\.txt:1: malformed feature token"),
@@ -117,12 +129,23 @@ def test_bad_input_names_file_and_line(tmp_path, text, match):
         read_letor(write(tmp_path, text))
 
 
+def test_n_features_must_be_an_integer(tmp_path):
+    p = write(tmp_path, SAMPLE)
+    with pytest.raises(TypeError, match="n_features must be an integer"):
+        read_letor(p, n_features="5")
+    with pytest.raises(ValueError, match=r"f\.txt:2: feature index 3 > n_features=2"):
+        read_letor(p, n_features=2)
+
+
 def test_bad_query_file(tmp_path):
     p = write(tmp_path, "1 1:1\n0 2:1\n")
     with pytest.raises(ValueError, match="sum to 3 but"):
         read_letor(p, query_file=write(tmp_path, "3\n", "q"))
     with pytest.raises(ValueError, match=r"q2:1: query size 'x'"):
         read_letor(p, query_file=write(tmp_path, "x\n", "q2"))
+    for size in ("1_1", "+2", "2.0", "\uff12"):  # Python's int() takes the first three, the last too
+        with pytest.raises(ValueError, match=r"q4:1: query size .* is not an integer"):
+            read_letor(p, query_file=write(tmp_path, f"{size}\n", "q4"))
     with pytest.raises(FileNotFoundError):
         read_letor(p, query_file=tmp_path / "missing")
     with pytest.raises(FileNotFoundError):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import warnings
 
 import ir_measures
 import numpy as np
@@ -318,3 +319,57 @@ def test_one_wrapped_measure_design_for_ue_and_the_risk_measures():
     for bare in (UE, URisk):
         with pytest.raises(ValueError, match="no base measure"):
             bare.base  # noqa: B018
+
+
+# ----------------------------------------------- a judged pool without non-relevant documents warns
+def _judged(labels_by_topic):
+    rows = [(q, f"{q}-{i}", lab) for q, labels in labels_by_topic.items() for i, lab in enumerate(labels)]
+    qrels = pd.DataFrame(rows, columns=["query_id", "doc_id", "relevance"])
+    run = pd.DataFrame({"query_id": qrels["query_id"], "doc_id": qrels["doc_id"],
+                        "score": np.arange(len(qrels), 0, -1, dtype=float)})
+    return qrels, run
+
+
+@pytest.mark.parametrize(
+    ("measure", "labels", "flagged"),
+    [
+        # Vaswani-like qrels: only relevant documents listed, on two of three topics
+        (UE(nDCG@10, variant="V2"), {"a": [1, 1, 1], "b": [1, 2], "c": [1, 0]}, 2),
+        (UE(AP@5), {"a": [1, 1, 1], "b": [1, 2], "c": [1, 0]}, 2),
+        # non-relevant as the base sees it: label 1 is below rel=2, and a gain mapped to 0 is no gain
+        (UE(AP(rel=2)@5), {"a": [1, 2], "b": [2, 2]}, 1),
+        (UE(nDCG(gains={0: 0, 1: 0, 2: 1})@5), {"a": [1, 2], "b": [2, 2]}, 1),
+        (UE(RR), {"a": [-1, 1], "b": [0, 0]}, 0),  # a negative label is non-relevant; b has no relevant one
+    ],
+    ids=str,
+)
+def test_a_judged_pool_without_non_relevant_documents_warns(measure, labels, flagged):
+    qrels, run = _judged(labels)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        values = {m.query_id: m.value for m in measure.iter_calc(qrels, run)}
+        by_run = {m.query_id: m.value for m in UE(**{**measure.params, "pool": "run"}).iter_calc(qrels, run)}
+    messages = [str(w.message) for w in caught if "judged documents are all relevant" in str(w.message)]
+    if flagged:
+        assert messages == [
+            f"{measure}: on {flagged} of {len(labels)} topics the judged documents are all relevant (qrels "
+            "that list only relevant documents?), so a random ordering of them is ideal and UE cannot "
+            "credit any ranking there; use pool='run' (docs/ue.md, 'Which pool?')"
+        ]
+    else:
+        assert messages == []
+    assert len(values) == len(by_run) == len(labels)
+
+
+def test_all_relevant_pool_gives_v2_equal_to_the_base_minus_one():
+    # the case: every judged document relevant, so REB = IUB and V2 = (A - IUB) / IUB = A/IUB - 1
+    qrels, run = _judged({"a": [1] * 6})
+    run = run.iloc[[0, 2]].assign(doc_id=["a-0", "x"])  # one relevant found at rank 1, one miss
+    with pytest.warns(UserWarning, match="1 of 1 topics"):
+        v2 = UE(nDCG@10, variant="V2").calc_aggregate(qrels, run)
+    ndcg = (nDCG@10).calc_aggregate(qrels, run)
+    assert v2 == pytest.approx(ndcg - 1.0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # pool='run' does not warn
+        by_run = UE(nDCG@10, variant="V2", pool="run").calc_aggregate(qrels, run)
+    assert by_run > v2

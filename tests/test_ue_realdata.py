@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import warnings
+
 import ir_measures
 import numpy as np
 import pandas as pd
@@ -9,7 +11,7 @@ import pytest
 from conftest import data_path
 from ir_measures import AP, nDCG
 
-from pyterrier_risk import UE, ue, ue_bounds
+from pyterrier_risk import UE, read_qrels, ue, ue_bounds
 
 pytestmark = pytest.mark.realdata
 
@@ -98,3 +100,25 @@ def test_pool_run_rewards_a_short_precise_list_more_than_pool_qrels(mq2008agg):
     m_q, m_r = UE(AP @ 10, variant="V2"), UE(AP @ 10, variant="V2", pool="run")
     res = ir_measures.calc_aggregate([m_q, m_r], qrels, run)
     assert res[m_q] < -0.5 < res[m_r]
+
+
+def test_vaswani_qrels_list_only_relevant_documents_and_ue_warns():
+    # Vaswani's qrels hold no non-relevant judgment: with pool='qrels' a random ordering of the judged
+    # documents is ideal (REB = IUB), so V2 is nDCG - 1 on every topic, and UE warns; pool='run' does not
+    qrels = read_qrels(data_path("vaswani-npl", "qrels")).rename(
+        columns={"qid": "query_id", "docno": "doc_id", "label": "relevance"})
+    assert qrels["relevance"].eq(1).all() and qrels["query_id"].nunique() == 93
+    # a run per topic: every other relevant document, then three documents nobody judged
+    rows = []
+    for qid, docs in qrels.groupby("query_id")["doc_id"]:
+        ranked = [*docs.tolist()[::2], "u1", "u2", "u3"]
+        rows += [(qid, d, float(len(ranked) - i)) for i, d in enumerate(ranked)]
+    run = pd.DataFrame(rows, columns=["query_id", "doc_id", "score"])
+    with pytest.warns(UserWarning, match=r"on 93 of 93 topics the judged documents are all relevant"):
+        v2 = _per_query([UE(nDCG@10, variant="V2")], qrels, run).iloc[:, 0]
+    base = _per_query([nDCG@10], qrels, run).iloc[:, 0]
+    np.testing.assert_allclose(v2, base - 1.0, atol=1e-12)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        by_run = _per_query([UE(nDCG@10, variant="V2", pool="run")], qrels, run).iloc[:, 0]
+    assert (by_run > v2).all()

@@ -165,6 +165,29 @@ def _pool_bounds(
     raise ValueError(f"unsupported base measure {measure!r}; expected one of {BASES}")
 
 
+def _without_non_relevant(
+    codes: np.ndarray,
+    n_groups: int,
+    labels: np.ndarray,
+    measure: str,
+    rel: int = 1,
+    gains: Mapping[Any, float] | None = None,
+) -> np.ndarray:
+    """Whether each group's pool holds a relevant document and no non-relevant one.
+
+    Non-relevant as the base measure sees it: gain 0 for nDCG (label <= 0, unjudged, or mapped to
+    0 by ``gains``), a label below ``rel`` (or unjudged) for AP, P, R and RR. A random ordering of
+    such a pool scores (nearly) as well as the ideal one, which makes UE meaningless there.
+    """
+    if measure == "nDCG":
+        non_relevant = _map_gains(labels, gains) <= 0
+    else:
+        non_relevant = ~(np.nan_to_num(labels.astype(float), nan=-np.inf) >= rel)
+    n = np.bincount(codes, minlength=n_groups)
+    bad = np.bincount(codes, weights=non_relevant, minlength=n_groups)
+    return (n > bad) & (bad == 0)
+
+
 def _normalise(raw: np.ndarray, norm: np.ndarray) -> np.ndarray:
     out = np.zeros_like(raw, dtype=float)
     np.divide(raw, norm, out=out, where=norm > 0)

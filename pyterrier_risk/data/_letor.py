@@ -10,19 +10,27 @@ magic bytes). When the lines carry no ``qid:`` token (as in LightGBM's
 ``examples/lambdarank/rank.train``) the grouping comes from a LightGBM ``.query`` file: one integer
 per line, the number of consecutive rows of the next query.
 
+Speed: the ``index:value`` tokens of all lines are parsed in one vectorised pass once each line has
+been matched against their exact form (:data:`_PAIRS`). Whenever that path cannot vouch for a file,
+the strict token-by-token parser reads it, so results and error messages are those of the strict
+parser (``tests/test_fuzz.py`` compares the two on generated files).
+
 Numeric core module: numpy only (pandas only inside :meth:`LetorData.to_frame`).
 """
 
 from __future__ import annotations
 
 import os
+import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ._trec import open_text
+from ..core._validate import check_int
+from ._trec import _NO_PATH, _label, open_text
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
@@ -104,22 +112,33 @@ def _docid_from_comment(comment: str) -> str | None:
     return parts[0] if parts else None
 
 
-def _parse_pairs_slow(where: str, tokens: list[str]) -> None:
-    """Find the malformed ``index:value`` token of one line and raise a precise error."""
-    for tok in tokens:
-        idx, sep, val = tok.partition(":")
-        if not sep or ":" in val:
-            raise ValueError(f"{where}: malformed feature token {tok!r} (expected index:value)")
-        try:
-            i = int(idx)
-        except ValueError:
-            raise ValueError(f"{where}: feature index {idx!r} is not an integer") from None
-        if i < 1:
-            raise ValueError(f"{where}: feature index {i} < 1 (LETOR/SVMlight indices are 1-based)")
-        try:
-            float(val)
-        except ValueError:
-            raise ValueError(f"{where}: feature value {val!r} is not a number") from None
+#: The feature tokens of a line the fast path reads, joined by single spaces: each ``index:value`` with
+#: an index of ASCII digits and a value without ``:``, ``_`` or spaces (Python's ``float``, which numpy's
+#: string conversion calls, decides the rest). Any other line is read by the strict parser.
+_PAIRS = re.compile(r"[0-9]+:[^\s:_]+(?: [0-9]+:[^\s:_]+)*")
+#: LightGBM stores feature indices as C ints
+_MAX_INDEX = 2**31 - 1
+
+
+def _pair(where: str, tok: str, n_features: int | None) -> tuple[int, float]:
+    """One ``index:value`` token parsed strictly: 0-based column and value, or an error naming the line."""
+    idx, sep, val = tok.partition(":")
+    if not sep or not idx or not val or ":" in val:
+        raise ValueError(f"{where}: malformed feature token {tok!r} (expected index:value)")
+    if not (idx.isascii() and idx.isdigit()):
+        raise ValueError(f"{where}: feature index {idx!r} is not an integer (write digits only)")
+    i = int(idx)
+    if not 1 <= i <= _MAX_INDEX:
+        raise ValueError(f"{where}: feature index {i} is outside [1, {_MAX_INDEX}] (indices are 1-based)")
+    if n_features is not None and i > n_features:
+        raise ValueError(f"{where}: feature index {i} > n_features={n_features}")
+    try:
+        if not val.isascii() or "_" in val:
+            raise ValueError
+        value = float(val)
+    except ValueError:
+        raise ValueError(f"{where}: feature value {val!r} is not a number") from None
+    return i - 1, value
 
 
 def _read_group_file(path: Path) -> np.ndarray:
@@ -129,10 +148,9 @@ def _read_group_file(path: Path) -> np.ndarray:
             text = line.strip()
             if not text:
                 continue
-            try:
-                size = int(text)
-            except ValueError:
-                raise ValueError(f"{path}:{lineno}: query size {text!r} is not an integer") from None
+            if not (text.isascii() and text.isdigit()):
+                raise ValueError(f"{path}:{lineno}: query size {text!r} is not an integer")
+            size = int(text)
             if size < 1:
                 raise ValueError(f"{path}:{lineno}: query size {size} must be >= 1")
             sizes.append(size)
@@ -140,14 +158,15 @@ def _read_group_file(path: Path) -> np.ndarray:
 
 
 @dataclass
-class _Lines:
-    """The data lines of a LETOR file, split but not yet parsed."""
+class _Rows:
+    """The data lines of a LETOR file, parsed: one entry per line, and the feature triples."""
 
-    labels: list[str]
-    qids: list[str]
+    y: np.ndarray  # int64 label per line
+    qids: list[str]  # empty when the lines carry no qid: token
     docnos: list[str | None]
-    chunks: list[str]  # the "index:value" tokens of each line, joined by spaces
-    counts: list[int]  # the number of those tokens per line
+    rows: np.ndarray  # line position (0-based), column (0-based) and value of each feature token
+    cols: np.ndarray
+    vals: np.ndarray
     linenos: list[int]
     has_qid: bool
 
@@ -156,102 +175,134 @@ class _Lines:
         return np.asarray(self.linenos)
 
 
-def _scan(path: Path) -> _Lines:
-    """Split every data line into label, qid, feature tokens and docid (comments and blanks skipped)."""
-    out = _Lines([], [], [], [], [], [], False)
-    has_qid: bool | None = None
+def _lines(path: Path) -> Iterator[tuple[int, list[str], str | None]]:
+    """``(line number, tokens, docid)`` of each data line (blank lines and whole-line comments skipped)."""
     with open_text(path) as fh:
         for lineno, line in enumerate(fh, 1):
             body, hashmark, comment = line.partition("#")
             tokens = body.split()
-            if not tokens:
-                continue  # blank line or whole-line comment
-            where = f"{path}:{lineno}"
-            line_has_qid = len(tokens) > 1 and tokens[1].startswith("qid:")
-            if has_qid is None:
-                has_qid = line_has_qid
-            elif has_qid != line_has_qid:
-                raise ValueError(f"{where}: 'qid:' token present on some lines but not on others")
-            if line_has_qid:
-                if not tokens[1][4:]:
-                    raise ValueError(f"{where}: empty qid")
-                out.qids.append(tokens[1][4:])
-            feats = tokens[2:] if line_has_qid else tokens[1:]
-            rest = " ".join(feats)
-            if rest.count(":") != len(feats):
-                _parse_pairs_slow(where, feats)
-                raise ValueError(f"{where}: malformed feature tokens")  # pragma: no cover
-            out.labels.append(tokens[0])
-            out.docnos.append(_docid_from_comment(comment) if hashmark else None)
-            out.chunks.append(rest)
-            out.counts.append(len(feats))
-            out.linenos.append(lineno)
-    if not out.labels:
+            if tokens:
+                yield lineno, tokens, _docid_from_comment(comment) if hashmark else None
+
+
+def _line_qid(where: str, tokens: list[str], has_qid: bool | None) -> str | None:
+    """The line's qid (None without a ``qid:`` token); an error when lines disagree or the qid is empty."""
+    line_has_qid = len(tokens) > 1 and tokens[1].startswith("qid:")
+    if has_qid is not None and has_qid != line_has_qid:
+        raise ValueError(f"{where}: 'qid:' token present on some lines but not on others")
+    if line_has_qid and not tokens[1][4:]:
+        raise ValueError(f"{where}: empty qid")
+    return tokens[1][4:] if line_has_qid else None
+
+
+def _strict_rows(path: Path, n_features: int | None) -> _Rows:
+    """Every data line parsed token by token, with Python's ``int`` and ``float``.
+
+    The first problem is an error naming the file and line. The reference that the fast path
+    (:func:`_fast_rows`) must agree with.
+    """
+    labels: list[int] = []
+    qids: list[str] = []
+    docnos: list[str | None] = []
+    triples: list[tuple[int, int, float]] = []
+    linenos: list[int] = []
+    has_qid: bool | None = None
+    for lineno, tokens, docno in _lines(path):
+        where = f"{path}:{lineno}"
+        labels.append(_label(tokens[0], path, lineno))
+        qid = _line_qid(where, tokens, has_qid)
+        has_qid = qid is not None
+        if qid is not None:
+            qids.append(qid)
+        seen: set[int] = set()
+        for tok in tokens[2 if has_qid else 1 :]:
+            col, value = _pair(where, tok, n_features)
+            if col in seen:
+                raise ValueError(f"{where}: feature index {col + 1} appears twice")
+            seen.add(col)
+            triples.append((len(linenos), col, value))
+        docnos.append(docno)
+        linenos.append(lineno)
+    if not linenos:
         raise ValueError(f"{path}: no data lines")
-    out.has_qid = bool(has_qid)
-    return out
+    rows, cols, vals = (np.asarray(c) for c in zip(*triples, strict=True)) if triples else ([], [], [])
+    return _Rows(
+        np.asarray(labels, dtype=np.int64), qids, docnos, np.asarray(rows, dtype=np.int64),
+        np.asarray(cols, dtype=np.int64), np.asarray(vals, dtype=np.float64), linenos, bool(has_qid),
+    )  # fmt: skip
 
 
-def _labels(path: Path, lines: _Lines) -> np.ndarray:
-    """Integer labels (written "2" or "2.0"); a non-integer one is an error naming its line."""
-    labels, line_of = lines.labels, lines.line_of
+def _fast_labels(labels: list[str]) -> np.ndarray | None:
+    """The labels as int64, each distinct spelling through the strict check; None if one fails."""
+    uniq, inverse = np.unique(np.asarray(labels, dtype=object).astype(str), return_inverse=True)
     try:
-        yf = np.asarray(labels, dtype=np.float64)
+        values = np.array([_label(str(u), _NO_PATH, 0) for u in uniq], dtype=np.int64)
     except ValueError:
-        for i, lab in enumerate(labels):
-            try:
-                float(lab)
-            except ValueError:
-                raise ValueError(f"{path}:{line_of[i]}: label {lab!r} is not a number") from None
-        raise  # pragma: no cover
-    bad = ~np.isfinite(yf) | (yf != np.round(yf))
-    if bad.any():
-        i = int(np.flatnonzero(bad)[0])
-        raise ValueError(
-            f"{path}:{line_of[i]}: label {labels[i]!r} is not an integer (ranking labels are graded ints)"
-        )
-    return yf.astype(np.int64)
+        return None
+    return values[inverse.reshape(-1)]
 
 
-def _features(path: Path, lines: _Lines, n_features: int | None) -> np.ndarray:
-    """The dense feature matrix: one vectorised parse of every "index:value" token."""
-    n, line_of, chunks = len(lines.labels), lines.line_of, lines.chunks
-    flat = " ".join(chunks).replace(":", " ").split()
+def _fast_rows(path: Path, n_features: int | None) -> _Rows | None:
+    """:func:`_strict_rows`'s result with one vectorised parse of all ``index:value`` tokens.
+
+    None whenever the strict parser could refuse or read a line differently (a line whose tokens
+    :data:`_PAIRS` does not match, a non-ASCII one, a label, index or value the strict checks refuse,
+    a repeated index, lines that disagree on ``qid:``): the strict parser then reads the file and names
+    the problem. ``tests/test_fuzz.py`` compares the two on generated files.
+    """
+    labels: list[str] = []
+    qids: list[str] = []
+    docnos: list[str | None] = []
+    chunks: list[str] = []
+    counts: list[int] = []
+    linenos: list[int] = []
+    has_qid: bool | None = None
     try:
-        pairs = np.asarray(flat, dtype=np.float64).reshape(-1, 2)
-    except ValueError:  # locate the bad line
-        for i, chunk in enumerate(chunks):
-            _parse_pairs_slow(f"{path}:{line_of[i]}", chunk.split())
-        raise  # pragma: no cover
-    idx_f = pairs[:, 0]
-    rows = np.repeat(np.arange(n), np.asarray(lines.counts, dtype=np.int64))
-    bad = (idx_f != np.round(idx_f)) | (idx_f < 1)
-    if bad.any():
-        k = int(np.flatnonzero(bad)[0])
-        raise ValueError(
-            f"{path}:{line_of[rows[k]]}: feature index {flat[2 * k]} < 1 or not an integer "
-            "(LETOR/SVMlight indices are 1-based)"
-        )
-    cols = idx_f.astype(np.int64) - 1
-    max_index = int(cols.max()) + 1 if len(cols) else 0
+        for lineno, tokens, docno in _lines(path):
+            qid = _line_qid("", tokens, has_qid)
+            has_qid = qid is not None
+            feats = tokens[2:] if has_qid else tokens[1:]
+            rest = " ".join(feats)
+            if feats and not (rest.isascii() and _PAIRS.fullmatch(rest)):
+                return None
+            if qid is not None:
+                qids.append(qid)
+            labels.append(tokens[0])
+            docnos.append(docno)
+            chunks.append(rest)
+            counts.append(len(feats))
+            linenos.append(lineno)
+    except ValueError:
+        return None
+    y = _fast_labels(labels) if labels else None
+    if y is None:
+        return None
+    try:
+        pairs = np.asarray(" ".join(chunks).replace(":", " ").split(), dtype=np.float64).reshape(-1, 2)
+    except ValueError:
+        return None
+    limit = _MAX_INDEX if n_features is None else min(n_features, _MAX_INDEX)
+    if len(pairs) and not (pairs[:, 0].min() >= 1 and pairs[:, 0].max() <= limit):
+        return None
+    rows = np.repeat(np.arange(len(linenos)), np.asarray(counts, dtype=np.int64))
+    cols = pairs[:, 0].astype(np.int64) - 1
+    key = rows * (int(cols.max(initial=0)) + 1) + cols
+    steps = np.diff(key)
+    if not (steps > 0).all() and not (np.diff(np.sort(key)) > 0).all():  # an index twice on one line
+        return None
+    return _Rows(y, qids, docnos, rows, cols, pairs[:, 1].copy(), linenos, bool(has_qid))
+
+
+def _features(rows: _Rows, n_features: int | None) -> np.ndarray:
+    """The dense ``n × f`` feature matrix (absent features 0) of parsed lines."""
     if n_features is None:
-        n_features = max_index
-    elif max_index > n_features:
-        k = int(np.flatnonzero(cols >= n_features)[0])
-        raise ValueError(f"{path}:{line_of[rows[k]]}: feature index {cols[k] + 1} > n_features={n_features}")
-    if len(cols):
-        key = rows * max(n_features, 1) + cols
-        order = np.argsort(key, kind="stable")
-        dup = np.flatnonzero(key[order][1:] == key[order][:-1])
-        if len(dup):
-            k = int(order[dup[0] + 1])
-            raise ValueError(f"{path}:{line_of[rows[k]]}: feature index {cols[k] + 1} appears twice")
-    X = np.zeros((n, n_features), dtype=np.float64)
-    X[rows, cols] = pairs[:, 1]
+        n_features = int(rows.cols.max()) + 1 if len(rows.cols) else 0
+    X = np.zeros((len(rows.linenos), n_features), dtype=np.float64)
+    X[rows.rows, rows.cols] = rows.vals
     return X
 
 
-def _docnos(path: Path, lines: _Lines) -> np.ndarray | None:
+def _docnos(path: Path, lines: _Rows) -> np.ndarray | None:
     """The ``#docid = ...`` comments: on every line or on none."""
     docnos = lines.docnos
     have_doc = np.fromiter((d is not None for d in docnos), dtype=bool, count=len(docnos))
@@ -263,9 +314,9 @@ def _docnos(path: Path, lines: _Lines) -> np.ndarray | None:
     raise ValueError(f"{path}:{lines.line_of[i]}: no '#docid = ...' comment, but other lines have one")
 
 
-def _group_file(path: Path, lines: _Lines, query_file: str | os.PathLike | None) -> tuple[Path | None, Any]:
+def _group_file(path: Path, lines: _Rows, query_file: str | os.PathLike | None) -> tuple[Path | None, Any]:
     """The LightGBM group file (given, or ``<path>.query``) and its query sizes, checked against the rows."""
-    n = len(lines.labels)
+    n = len(lines.linenos)
     if query_file is None and not lines.has_qid:
         candidate = Path(str(path) + ".query")
         if not candidate.is_file():
@@ -286,7 +337,7 @@ def _group_file(path: Path, lines: _Lines, query_file: str | os.PathLike | None)
 
 
 def _grouping(
-    path: Path, lines: _Lines, query_file: str | os.PathLike | None
+    path: Path, lines: _Rows, query_file: str | os.PathLike | None
 ) -> tuple[np.ndarray, np.ndarray]:
     """Per-row qid and per-query sizes, from the ``qid:`` tokens (contiguous) or the group file."""
     query_file, file_group = _group_file(path, lines, query_file)
@@ -334,19 +385,24 @@ def read_letor(
 
     Raises:
         FileNotFoundError: when ``path`` or ``query_file`` does not exist.
-        ValueError: naming file and line, for a malformed line, a non-integer label, a feature index
-            < 1 or > ``n_features``, a duplicate feature index in one line, a query whose rows are
-            not contiguous, docids on some lines but not others, or a group file that does not
-            match the rows.
+        ValueError: naming file and line, for a malformed line (a token that is not
+            ``index:value`` with one colon), a label not written as an integer (the policy of
+            :func:`~pyterrier_risk.data.read_qrels`: ``2`` or ``2.0``, not ``1.5`` or ``1e0``), a
+            feature index that is not ASCII digits, < 1, > 2^31 - 1 or > ``n_features``, a value
+            that is not an ASCII number (``nan`` and ``inf`` are numbers; LightGBM takes NaN as
+            missing), a duplicate feature index in one line, a query whose rows are not contiguous,
+            docids on some lines but not others, or a group file that does not match the rows.
+        TypeError: ``n_features`` is not an integer.
     """
     path = Path(path)
     if not path.is_file():
         raise FileNotFoundError(f"LETOR file not found: {path}")
-    lines = _scan(path)
-    y = _labels(path, lines)
-    X = _features(path, lines, n_features)
+    n_features = check_int(n_features, "n_features", minimum=0, allow_none=True)
+    lines = _fast_rows(path, n_features) or _strict_rows(path, n_features)
+    X = _features(lines, n_features)
     docno = _docnos(path, lines)
     qid, group = _grouping(path, lines, query_file)
+    y = lines.y
     for arr in (X, y, qid, group) + ((docno,) if docno is not None else ()):
         arr.setflags(write=False)
     return LetorData(X=X, y=y, qid=qid, docno=docno, group=group, path=str(path))

@@ -42,6 +42,11 @@ _COMPRESSION = (".gz", ".bz2", ".xz")
 #: relevance labels are C ints in pytrec_eval: outside this range they wrap around silently
 _LABEL_RANGE = (-(2**31), 2**31 - 1)
 _RANK_RANGE = (-(2**63), 2**63 - 1)
+#: The spellings of a relevance label: ASCII digits with an optional sign and an optional fraction of
+#: zeros ("2", "+2", "2.0", "2."). trec_eval reads a label with C's ``atol`` (the leading integer
+#: part: "1.5" is 1, "1e1" is 1, "0.99999999999999999999" is 0) and ir_measures' own file reader
+#: with Python's ``int`` (which refuses "2.0"): on these spellings both agree with the exact value.
+_INT_SPELLING = re.compile(r"[+-]?[0-9]+(?:\.0*)?")
 _LINE_BOM = re.compile("^\ufeff+", re.MULTILINE)
 #: What the strict parser splits at (``str.split``, ``str.splitlines``) and pandas' C parser does not
 #: (it splits fields at space and tab, lines at LF and CR), the NUL byte, and a byte-order mark (the
@@ -459,6 +464,13 @@ def read_qrels(path_or_id: str | os.PathLike[str]) -> pd.DataFrame:
         ValueError: for a malformed line (file and line named; labels must be integers in the 32-bit
             range), a (qid, docno) pair judged twice, an empty file, an unknown ir_datasets id, or a
             dataset without qrels.
+
+    Label policy: a label is written as an integer: ASCII digits, an optional sign and an optional
+    fraction of zeros (``2``, ``+2``, ``2.0``, ``2.``). Anything else is refused, naming the line:
+    ``1.5``, ``1e1``, ``0.99999999999999999999``. On these spellings trec_eval (which reads the
+    integer part with C's ``atol``: ``1.5`` as 1, ``1e1`` as 1, ``0.99999999999999999999`` as 0) and
+    the exact value agree. ir_measures' own file reader (Python's ``int``) also refuses ``2.0``;
+    this reader takes it, as trec_eval does, since its value is exact.
     """
     import pandas as pd
 
@@ -488,17 +500,13 @@ def read_qrels(path_or_id: str | os.PathLike[str]) -> pd.DataFrame:
 
 
 def _label(text: str, p: Path, lineno: int) -> int:
-    """A relevance label: an integer (``1.0`` too) within the C ``int`` range of the evaluators."""
-    try:
-        value = int(text) if text.isascii() and "_" not in text else None
-    except ValueError:
-        try:
-            as_float = float(text)
-        except ValueError:
-            as_float = math.nan
-        value = int(as_float) if as_float.is_integer() else None
-    if value is None:
-        raise ValueError(f"{p}:{lineno}: relevance label {text!r} is not an integer")
+    """A relevance label: an integer spelling (:data:`_INT_SPELLING`) in the evaluators' C ``int`` range."""
+    if _INT_SPELLING.fullmatch(text) is None:
+        raise ValueError(
+            f"{p}:{lineno}: relevance label {text!r} is not an integer "
+            "(labels are written as integers, such as 2 or 2.0)"
+        )
+    value = int(text.partition(".")[0])
     if not _LABEL_RANGE[0] <= value <= _LABEL_RANGE[1]:
         raise ValueError(
             f"{p}:{lineno}: relevance label {text} is outside [{_LABEL_RANGE[0]}, {_LABEL_RANGE[1]}] "

@@ -1,11 +1,17 @@
-"""The one place where pyterrier-risk reaches past PyTerrier's public API.
+"""What :func:`pyterrier_risk.Experiment` shares with ``pt.Experiment`` beyond its arguments.
 
+The one place where pyterrier-risk reaches past PyTerrier's public API:
 ``pt.Experiment(..., perquery='both')`` returns its two tables in ``EvaluationDataTuple``, a
 namedtuple subclass (fields ``averages`` and ``perquery``) that PyTerrier does not export.
 :func:`pyterrier_risk.Experiment` returns the same type, so that code checking the type of
 ``pt.Experiment``'s result keeps working. Nothing else of PyTerrier's private modules is used;
 ``tests/test_experiment.py::test_compat_tuple_is_pt_experiments`` fails if PyTerrier moves or
 changes this class (the fallback below is then what users get).
+
+The same exception types: where ``pt.Experiment`` refuses an argument with an ``assert``, a
+``KeyError`` or a ``TypeError`` that this package reports as a ``ValueError`` or ``TypeError`` (its
+convention), the exception is of both types, so that code written against ``pt.Experiment`` catches
+it (``tests/test_experiment_errors.py`` compares the two on every bad argument).
 """
 
 from __future__ import annotations
@@ -13,7 +19,7 @@ from __future__ import annotations
 from collections import namedtuple
 from typing import Any
 
-__all__ = ["evaluation_tuple"]
+__all__ = ["AssertedValueError", "TypedValueError", "UnknownMeasureError", "evaluation_tuple"]
 
 #: used only if PyTerrier no longer has the class where it is looked up
 _FallbackTuple = namedtuple("EvaluationDataTuple", ["averages", "perquery"])
@@ -34,3 +40,25 @@ def evaluation_tuple(averages: Any, per_query: Any) -> tuple[Any, Any]:
     except ImportError:  # pragma: no cover - a PyTerrier without it: the guard test fails
         return _FallbackTuple(averages, per_query)
     return EvaluationDataTuple(averages, per_query)
+
+
+class AssertedValueError(ValueError, AssertionError):
+    """A bad argument that ``pt.Experiment`` refuses with an ``assert``.
+
+    A baseline index out of range, a negative ``round``, an unknown ``test`` name, no systems.
+    """
+
+
+class TypedValueError(ValueError, TypeError):
+    """A bad argument that ``pt.Experiment`` refuses with a ``TypeError``.
+
+    A baseline name that is none of ``names`` when the systems are a list (``pt.Experiment`` takes
+    no name there at all).
+    """
+
+
+class UnknownMeasureError(TypeError, KeyError):
+    """An ``eval_metrics`` item that is neither a measure nor a name (``pt.Experiment``: ``KeyError``)."""
+
+    def __str__(self) -> str:
+        return str(self.args[0]) if self.args else ""

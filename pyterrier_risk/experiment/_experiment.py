@@ -30,8 +30,9 @@ import numpy as np
 
 from ..core._topics import qrels_topics, topic_set
 from ..measures._checks import check_evaluation
-from ..measures._risk import RiskMeasure
+from ..measures._risk import AGGREGATE_BASELINES, RiskMeasure
 from ..measures._wrapped import parse_measure, trec_measures
+from ._compat import AssertedValueError, TypedValueError, UnknownMeasureError
 from ._render import PerQuery, RiskResult, TableOptions, Tables, check_round, render, test_function
 from ._riskeval import RiskTest, check_risk_measures, resolve_system_index, unique
 from ._riskeval import evaluate_risk as _evaluate_risk
@@ -62,12 +63,24 @@ class MeasureRequest:
 
 
 def _split_measures(eval_metrics: Sequence[Any]) -> MeasureRequest:
-    if isinstance(eval_metrics, (str, bytes)) or not isinstance(eval_metrics, Sequence):
-        raise TypeError("eval_metrics must be a list of measures, e.g. [nDCG@20, URisk(nDCG@20, baseline=0)]")
+    """Sort the measures out; bad ones raise what ``pt.Experiment`` raises (with a clearer message)."""
+    from ir_measures import Measure
+
+    if isinstance(eval_metrics, (str, bytes)):  # pt.Experiment: ValueError (it reads each character)
+        raise ValueError(f"eval_metrics must be a list of measures, not the string {eval_metrics!r}: "
+                         f"write [{eval_metrics!r}]")
+    try:
+        items = list(eval_metrics)
+    except TypeError:
+        raise TypeError("eval_metrics must be a list of measures, e.g. [nDCG@20, URisk(nDCG@20, baseline=0)]"
+                        f", got {type(eval_metrics).__name__}") from None
     ordinary: list[Any] = []
     risk: list[RiskMeasure] = []
     mrt = False
-    for m in eval_metrics:
+    for m in items:
+        if not isinstance(m, (str, Measure)):  # pt.Experiment: KeyError
+            raise UnknownMeasureError(f"Unknown measure {m!r} of type {type(m).__name__}: give ir_measures "
+                                      "measures (nDCG@10) or their names ('nDCG@10')")
         if isinstance(m, str):
             if m == "mrt":
                 mrt = True
@@ -127,8 +140,10 @@ def _load_irds(value: Any, what: str) -> Any:
     return dataset.get_topics() if what == "topics" else dataset.get_qrels()
 
 
-def _systems(retr_systems: Any, names: Sequence[str] | None) -> tuple[list[str], list[Any]]:
-    """System names and systems, as ``pt.Experiment`` pairs them; names must be unique here."""
+def _systems(
+    retr_systems: Any, names: Sequence[str] | None, distinct: bool = True
+) -> tuple[list[str], list[Any]]:
+    """System names and systems, as ``pt.Experiment`` pairs them; names must be unique if ``distinct``."""
     if isinstance(retr_systems, dict):
         names, systems = list(retr_systems.keys()), list(retr_systems.values())
     elif isinstance(retr_systems, list):
@@ -140,10 +155,10 @@ def _systems(retr_systems: Any, names: Sequence[str] | None) -> tuple[list[str],
         raise TypeError(
             f"Expected list or dict of transformers for retr_systems, instead received {type(retr_systems)}"
         )
-    if len(set(names)) != len(names):
+    if distinct and len(set(names)) != len(names):
         raise ValueError(f"risk measures need unique system names; got {names} (use names=)")
     if not systems:
-        raise ValueError("no systems given")
+        raise AssertedValueError("no systems given")
     return names, systems
 
 
@@ -328,23 +343,34 @@ def Experiment(  # noqa: N802 - mirrors pt.Experiment
     names: Sequence[str] | None = None,
     perquery: bool | str = False,
     dataframe: bool = True,
+    batch_size: int | None = None,
+    filter_by_qrels: bool = False,
+    filter_by_topics: bool = True,
     baseline: int | str | None = None,
     test: str | Callable[..., Any] = "t",
     correction: str | None = None,
     correction_alpha: float = 0.05,
     highlight: str | None = None,
     round: int | dict[str, int] | None = None,  # noqa: A002 - pt.Experiment's argument name
+    verbose: bool | str = "auto",
+    validate: str = "warn",
+    save_dir: str | None = None,
+    save_mode: str = "warn",
+    save_format: Any = "trec",
+    precompute_prefix: bool = False,
+    plan: str = "linear",
     risk_test: str = "t",
     risk_resamples: int = 10000,
     risk_seed: int = 0,
     risk_null: str = "symmetric",
+    risk_sd: str = "sample",
     **kwargs: Any,
 ) -> Any:
     r"""Run and evaluate systems like ``pt.Experiment``, also accepting risk-sensitive measures.
 
-    All arguments and return values are those of ``pt.Experiment`` (``batch_size``,
-    ``filter_by_qrels``, ``filter_by_topics``, ``save_dir``, ``save_mode``, ``save_format``,
-    ``verbose``, ``validate``, ``plan``, ... pass through unchanged).  In addition:
+    All arguments and return values are those of ``pt.Experiment``; its parameters are listed here
+    with its defaults (``batch_size`` to ``plan``) and passed through unchanged, and a bad
+    argument raises the exception type ``pt.Experiment`` raises.  In addition:
 
     * ``eval_metrics`` may contain :class:`~pyterrier_risk.URisk`, :class:`~pyterrier_risk.TRisk`,
       :class:`~pyterrier_risk.ZRisk` and :class:`~pyterrier_risk.GeoRisk` measures (objects or
@@ -381,7 +407,10 @@ def Experiment(  # noqa: N802 - mirrors pt.Experiment
 
     * URisk: measure ``"<r>"``, the per-topic term :math:`x_i` (its mean over topics is URisk);
     * TRisk: ``"<r> x"``, ``"<r> T_R"`` and ``"<r> T_J"`` (2014 eqs. 11, 21 and the jackknife
-      T_J; NaN for the baseline system itself);
+      T_J; NaN for the baseline system itself), and each topic's two-sided p-value of ``T_R`` and
+      ``T_J``, ``"<r> T_R p-value"`` and ``"<r> T_J p-value"`` (Student's t with c − 1 degrees of
+      freedom, :func:`pyterrier_risk.topic_p_values`, as ``pyterrier-risk eval --perquery``;
+      with ``correction``, also ``"... p-value corrected"`` across each system's topics);
     * ZRisk and GeoRisk: ``"<r> z"``, the standardised residual :math:`z_{ij}` (2016 eq. 5); ZRisk
       is :math:`\sum z^+ + (1+\alpha)\sum z^-` over a system's rows.
 
@@ -393,6 +422,9 @@ def Experiment(  # noqa: N802 - mirrors pt.Experiment
         names: system names (ignored for a dict of systems).
         perquery: ``False``, ``True`` or ``'both'`` as in ``pt.Experiment``.
         dataframe: return DataFrames (default) or dicts.
+        batch_size: topics per batch given to each transformer (``pt.Experiment``).
+        filter_by_qrels: leave out topics without qrels (``pt.Experiment``).
+        filter_by_topics: leave out qrels of topics not in ``topics`` (``pt.Experiment``).
         baseline: index or name of the system used for the significance columns of the ordinary
             measures, and the default baseline of URisk/TRisk measures.
         test: significance test (``'t'``, ``'wilcoxon'`` or a callable), as in ``pt.Experiment``.
@@ -403,6 +435,16 @@ def Experiment(  # noqa: N802 - mirrors pt.Experiment
         correction_alpha: family-wise error rate for ``correction``.
         highlight: ``'bold'`` or ``'color'`` to style the best value of each column.
         round: decimal places, an int or ``{column: int}`` (risk columns by their ``repr``).
+        verbose: progress bars (``pt.Experiment``: ``'auto'``, True or False).
+        validate: check each transformer's output columns against the measures: ``'warn'``,
+            ``'error'`` or ``'ignore'`` (``pt.Experiment``).
+        save_dir: folder to save (and reuse) each system's results and the summary tables in
+            (``pt.Experiment``; the tables here carry the risk columns too).
+        save_mode: ``'warn'``, ``'error'``, ``'reuse'`` or ``'overwrite'`` for existing saved
+            results (``pt.Experiment``).
+        save_format: format of saved results (``pt.Experiment``).
+        precompute_prefix: deprecated in ``pt.Experiment``; use ``plan='tree'``.
+        plan: ``'linear'`` or ``'tree'`` execution of the systems (``pt.Experiment``).
         risk_test: the test of TRisk's p-value: ``'t'`` (Student's t, Dinçer et al. 2014) or
             ``'randomization'`` (paired sign flips, :func:`pyterrier_risk.randomization_test` with
             the studentised statistic, seeded: the same call gives the same p-values).
@@ -412,7 +454,11 @@ def Experiment(  # noqa: N802 - mirrors pt.Experiment
         risk_null: the randomization test's null: ``'symmetric'`` (TRisk's own, URisk = 0) or
             ``'exchangeable'`` (system and baseline exchangeable on every topic); see
             :func:`pyterrier_risk.randomization_test`.
-        **kwargs: further ``pt.Experiment`` arguments.
+        risk_sd: the standard deviation :math:`s_x` of the per-topic p-values (``perquery``):
+            ``'sample'`` (divides by c − 1, as ``T_R``) or ``'population'`` (divides by c, as
+            rmit-ir/trisk's ``--per-topic``): ``topic_p_values(sd=...)``. TRisk and its
+            p-value keep the sample SD (Dinçer et al. 2014; ``scipy.stats.ttest_rel`` at α = 0).
+        **kwargs: anything else ``pt.Experiment`` takes (it refuses unknown arguments).
 
     Returns:
         As ``pt.Experiment``: the averages table (DataFrame or dict), the per-query table, or both.
@@ -420,31 +466,103 @@ def Experiment(  # noqa: N802 - mirrors pt.Experiment
     Raises:
         ValueError: unknown baseline or pool member, fewer than two systems for ZRisk/GeoRisk,
             duplicate system names with risk measures, an unknown ``irds:`` id or measure name, ...
+        TypeError: a baseline name when ``retr_systems`` is a list without ``names``, an
+            ``eval_metrics`` item that is neither a measure nor a name (also a ``KeyError``, as in
+            ``pt.Experiment``), an unknown argument.
     """
     import pyterrier as pt
 
+    kwargs = {**_passed_through(locals()), **kwargs}
     topics = _load_irds(topics, "topics")
     qrels = _load_irds(qrels, "qrels")
     request = _split_measures(eval_metrics)
-    risk_options = RiskTest(risk_test, risk_resamples, risk_seed, risk_null)
-    qrels = _check_evaluation(request, topics, qrels, kwargs.get("filter_by_topics", True))
+    risk_options = RiskTest(risk_test, risk_resamples, risk_seed, risk_null,
+                            topic_p_values=perquery is not False, topic_correction=correction, sd=risk_sd)
+    qrels = _check_evaluation(request, topics, qrels, filter_by_topics)
+    named = isinstance(retr_systems, dict) or names is not None
     if not request.risk:
+        if isinstance(baseline, str) and isinstance(retr_systems, list):
+            baseline = _baseline_index(baseline, _systems(retr_systems, names, distinct=False)[0], named)
         return pt.Experiment(
             retr_systems, topics, qrels, [*request.ordinary, *(["mrt"] if request.mrt else [])], names=names,
             perquery=perquery, dataframe=dataframe, baseline=baseline, test=test, correction=correction,
             correction_alpha=correction_alpha, highlight=highlight, round=round, **kwargs,
         )  # fmt: skip
     names, systems = _systems(retr_systems, names)
+    _check_named_baselines(request.risk, named)
     options = TableOptions(
-        baseline=resolve_system_index(baseline, names, "baseline") if baseline is not None else None,
-        test=test_function(test), correction=correction, correction_alpha=correction_alpha,
-        round=check_round(round), highlight=highlight,
+        baseline=_baseline_index(baseline, names, named), test=_like_pt(test_function, test),
+        correction=correction, correction_alpha=correction_alpha, round=_like_pt(check_round, round),
+        highlight=highlight,
     )  # fmt: skip
     if request.mrt:
         warnings.warn("'mrt' is not reported when risk measures are evaluated", stacklevel=2)
     tables = _risk_experiment(names, systems, topics, qrels, request, options, risk_options,
                               perquery is False, kwargs)
     return render(tables, options, perquery, dataframe)
+
+
+#: the parameters of ``pt.Experiment`` that this function only passes on
+_PASSED_THROUGH = ("batch_size", "filter_by_qrels", "filter_by_topics", "verbose", "validate", "save_dir",
+                   "save_mode", "save_format", "precompute_prefix", "plan")
+
+
+def _passed_through(arguments: dict[str, Any]) -> dict[str, Any]:
+    """The pass-through arguments that differ from their defaults (in the signature: one source).
+
+    Only those are handed on, so that a PyTerrier without one of them (or with another default)
+    gets what it would get from a call that leaves it out.
+    """
+    import inspect
+
+    defaults = {k: p.default for k, p in inspect.signature(Experiment).parameters.items()}
+
+    def is_default(k: str) -> bool:
+        return type(arguments[k]) is type(defaults[k]) and bool(arguments[k] == defaults[k])
+
+    return {k: arguments[k] for k in _PASSED_THROUGH if not is_default(k)}
+
+
+def _like_pt(check: Callable[[Any], Any], value: Any) -> Any:
+    """``check(value)``; a ValueError where ``pt.Experiment`` asserts becomes an :class:`AssertedValueError`.
+
+    ``pt.Experiment`` asserts on an unknown test name, a negative ``round`` or a bad value in a
+    ``round`` dict; it raises a ValueError for a ``round`` that is neither an int nor a dict.
+    """
+    try:
+        return check(value)
+    except ValueError as e:
+        if check is check_round and not isinstance(value, (int, dict)):
+            raise
+        raise AssertedValueError(str(e)) from None
+
+
+def _baseline_index(baseline: Any, names: list[str], named: bool) -> int | None:
+    """The index of ``baseline``, refused as ``pt.Experiment`` refuses it (TypeError, AssertionError)."""
+    if baseline is None:
+        return None
+    if isinstance(baseline, str) and not named:  # pt.Experiment: TypeError
+        raise TypeError(f"baseline {baseline!r} is a name, but the systems are a list without names=: "
+                        "give names=[...] (one per system) or a dict {name: system}")
+    try:
+        return resolve_system_index(baseline, names, "baseline")
+    except ValueError as e:
+        raise (TypedValueError if isinstance(baseline, str) else AssertedValueError)(str(e)) from None
+
+
+def _check_named_baselines(risk: list[RiskMeasure], named: bool) -> None:
+    """A risk measure's baseline name with systems given as a list without ``names=``: a one-line error.
+
+    Without names the systems are named by ``str(system)`` (as ``pt.Experiment`` names them), which
+    for a result frame is the whole frame: no name can match, and listing them helps nobody.
+    """
+    if named:
+        return
+    for m in risk:
+        ref = m.params.get("baseline") if m.USES_BASELINE else None
+        if isinstance(ref, str) and ref not in AGGREGATE_BASELINES and not os.path.isfile(ref):
+            raise ValueError(f"{m!r}: baseline {ref!r} names no system: the systems are a list without "
+                             "names=; give names=[...] (one per system) or a dict {name: system}")
 
 
 def _check_evaluation(request: MeasureRequest, topics: Any, qrels: Any, filter_by_topics: bool) -> Any:

@@ -54,6 +54,8 @@ class RiskTest:
         topic_correction: with ``topic_p_values``, also correct them for multiple testing across
             the topics of each system (a :func:`pyterrier_risk.core.adjust_p_values` method), as
             ``"... p-value corrected"`` rows; None: no such rows.
+        sd: the standard deviation of those per-topic p-values' ``s_x``: ``'sample'`` or
+            ``'population'`` (rmit-ir/trisk's), as ``topic_p_values(sd=...)``.
     """
 
     test: str = "t"
@@ -62,8 +64,11 @@ class RiskTest:
     null: str = "symmetric"
     topic_p_values: bool = False
     topic_correction: str | None = None
+    sd: str = "sample"
 
     def __post_init__(self) -> None:
+        if self.sd not in ("sample", "population"):
+            raise ValueError(f"unknown standard deviation {self.sd!r}: use 'sample' or 'population'")
         if self.test not in RISK_TESTS:
             raise ValueError(f"unknown risk test {self.test!r}: use 't' (Student's t, TRisk) or "
                              "'randomization'")
@@ -263,7 +268,7 @@ def _evaluate_trisk(
         per_topic["T_J"].loc[n] = _in_topic_order(res.t_j, topic_list)
         if test.topic_p_values:
             for which in ("t_r", "t_j"):
-                p = _in_topic_order(topic_p_values(res, which=which), topic_list)  # type: ignore[arg-type]
+                p = _in_topic_order(topic_p_values(res, which=which, sd=test.sd), topic_list)  # type: ignore[arg-type]
                 per_topic[f"{which.upper()} p-value"].loc[n] = p
                 if test.topic_correction:
                     per_topic[f"{which.upper()} p-value corrected"].loc[n] = adjust_p_values(

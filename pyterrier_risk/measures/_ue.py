@@ -9,6 +9,7 @@ quotes the base without its cutoff, ``UE(base='nDCG')@10``, which the stock
 
 from __future__ import annotations
 
+import warnings
 from typing import TYPE_CHECKING, Any
 
 import ir_measures
@@ -215,6 +216,7 @@ def _bounds_for(
         q_codes[q_pool], len(qids), q_labels[q_pool], name, cutoff, rel, gains, mode
     )
     if measure["pool"] == "qrels":
+        _warn_all_relevant(measure, q_codes[q_pool], len(qids), q_labels[q_pool], name, rel, gains)
         iub, reb = _normalise(q_iub, q_norm), _normalise(q_reb, q_norm)
     else:
         r = run[["query_id", "doc_id"]].drop_duplicates()
@@ -225,6 +227,27 @@ def _bounds_for(
         r_iub, r_reb, _ = _pool_bounds(codes[keep], len(qids), labels[keep], name, cutoff, rel, gains, mode)
         iub, reb = _normalise(r_iub, q_norm), _normalise(r_reb, q_norm)
     return pd.Series(iub, index=qids), pd.Series(reb, index=qids)
+
+
+def _warn_all_relevant(
+    measure: _UE, codes: Any, n_topics: int, labels: Any, name: str, rel: int, gains: Any
+) -> None:
+    """Warn when some topics' judged pools hold no non-relevant document (``pool='qrels'``).
+
+    Qrels that list only relevant documents (Vaswani, most QA collections) make a random ordering of
+    the judged pool ideal: UE then calls every ranking that misses some of them worse than random.
+    """
+    from ..core._ue import _without_non_relevant
+
+    flagged = int(_without_non_relevant(codes, n_topics, labels, name, rel, gains).sum())
+    if flagged:
+        warnings.warn(
+            f"{measure}: on {flagged} of {n_topics} topics the judged documents are all relevant "
+            "(qrels that list only relevant documents?), so a random ordering of them is ideal and UE "
+            "cannot credit any ranking there; use pool='run' (docs/ue.md, 'Which pool?')",
+            UserWarning,
+            stacklevel=2,
+        )
 
 
 UE = _UE()
