@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
-import inspect
 import json
 import os
 import tempfile
@@ -39,6 +38,7 @@ from ..core._validate import check_alpha, check_int
 from ._objective import KINDS, check_objective_options
 from ._objective import MULTI_BASELINE_KINDS as _MULTI_BASELINE_KINDS
 from ._objective import SINGLE_BASELINE_KINDS as _SINGLE_BASELINE_KINDS
+from ._options import INT32_MAX, check_count, check_flag
 
 # LightGBM parameters that also shape the lambdarank gradients; forwarded to the objective.
 _LAMBDARANK_PARAMS = ("sigmoid", "lambdarank_truncation_level", "lambdarank_norm", "label_gain")
@@ -173,7 +173,7 @@ class RiskLambdaMART(pt.Estimator):
         self.cutoff = int(cutoff)
         self.num_boost_round = int(num_boost_round)
         self.early_stopping_rounds = None if early_stopping_rounds is None else int(early_stopping_rounds)
-        self.verbose = bool(verbose)
+        self.verbose = check_flag(verbose, "verbose")
         if objective_params is not None:
             if not isinstance(objective_params, dict):
                 raise TypeError("objective_params must be a dict or None")
@@ -181,7 +181,11 @@ class RiskLambdaMART(pt.Estimator):
             if own:
                 raise TypeError(f"objective_params must not set {own[0]!r}: it is a RiskLambdaMART parameter")
             objective_params = dict(objective_params)
-        check_objective_options(objective, {**(objective_params or {}), "alpha": alpha, "cutoff": cutoff})
+        lambdarank = {k: lightgbm_params[k] for k in _LAMBDARANK_PARAMS if k in lightgbm_params}
+        check_objective_options(
+            objective, {**(objective_params or {}), **lambdarank, "alpha": alpha, "cutoff": cutoff}
+        )
+        _lightgbm_threads(lightgbm_params)
         self.objective_params = objective_params
         self.lightgbm_params = dict(lightgbm_params)
         self.booster_: Any = None
@@ -416,13 +420,9 @@ class RiskLambdaMART(pt.Estimator):
 
         lambdarank = {k: self.lightgbm_params[k] for k in _LAMBDARANK_PARAMS if k in self.lightgbm_params}
         options = dict(self.objective_params or {})
-        threads = next((self.lightgbm_params[k] for k in _THREAD_ALIASES if k in self.lightgbm_params), 0)
-        if (
-            "num_threads" not in options
-            and int(threads) > 0
-            and "num_threads" in inspect.signature(make_objective).parameters
-        ):
-            options["num_threads"] = int(threads)  # LightGBM's <= 0 means "default": left to the objective
+        threads = _lightgbm_threads(self.lightgbm_params)
+        if "num_threads" not in options and threads > 0:
+            options["num_threads"] = threads  # LightGBM's <= 0 means "default": left to the objective
         return make_objective(
             self.objective, alpha=self.alpha, cutoff=self.cutoff, **kwargs, **options, **lambdarank
         )
@@ -563,6 +563,19 @@ class _Progress:
     def close(self) -> None:
         if self.bar is not None:
             self.bar.close()
+
+
+def _lightgbm_threads(params: dict[str, Any]) -> int:
+    """LightGBM's thread count among ``params`` (its aliases), checked strictly; 0 when not given."""
+    given = [k for k in _THREAD_ALIASES if k in params]
+    if not given:
+        return 0
+    value = params[given[0]]
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+        raise TypeError(
+            f"{given[0]} must be an integer (<= 0: LightGBM's default), got {type(value).__name__} {value!r}"
+        )
+    return check_count(value, given[0], minimum=-INT32_MAX)
 
 
 def _check_spec(spec: Any, name: str) -> None:

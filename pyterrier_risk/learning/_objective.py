@@ -30,7 +30,8 @@ from typing import Any
 
 import numpy as np
 
-from ..core._validate import check_alpha, check_int
+from ..core._validate import check_alpha
+from ._options import check_count, check_flag, lightgbm_bool
 
 __all__ = ["objective", "RiskObjective", "KINDS"]
 
@@ -233,7 +234,8 @@ class RiskObjective:
         )  # fmt: skip
         if georisk_update == "exact" and georisk_weight == "ratio":
             georisk_weight = "ndcg_units"  # the ratio is the incremental update's derivative
-        sigmoid, trunc, label_gain = _lambdarank_settings(lambdarank_params)
+        sigmoid, trunc, norm, label_gain = _lambdarank_settings(lambdarank_params)
+        check_flag(record_ndcg, "record_ndcg")
         self.kind = kind
         self.alpha = alpha
         self.cutoff = int(cutoff)
@@ -243,10 +245,10 @@ class RiskObjective:
         self.georisk_weight = georisk_weight
         self.faro_tr = faro_tr
         self.num_threads = None if num_threads is None else int(num_threads)
-        self.record_ndcg = bool(record_ndcg)
+        self.record_ndcg = record_ndcg
         self.sigmoid = sigmoid
-        self.truncation_level = int(trunc)
-        self.norm = bool(lambdarank_params.get("lambdarank_norm", _LAMBDARANK_DEFAULTS["lambdarank_norm"]))
+        self.truncation_level = trunc
+        self.norm = norm
         self.label_gain = label_gain
         self._baseline_scores = self._check_baselines(kind, baseline, baselines)
         self._bound: _Bound | None = None
@@ -717,9 +719,9 @@ def _check_settings(
     _check_choice(choices["georisk_weight"], "georisk_weight", GEORISK_WEIGHTS)
     _check_choice(choices["faro_tr"], "faro_tr", FARO_TRS)
     checked = check_alpha(alpha)
-    check_int(cutoff, "cutoff")
-    check_int(se_round, "se_round", minimum=0, allow_none=True)
-    check_int(num_threads, "num_threads", allow_none=True)
+    check_count(cutoff, "cutoff")
+    check_count(se_round, "se_round", minimum=0, allow_none=True)
+    check_count(num_threads, "num_threads", allow_none=True)
     given, defaults = {**choices, "se_round": se_round}, _option_defaults()
     centred = kind in ("tfaro", "tfaro_star") and choices["faro_tr"] == "centred"
     if centred and se_round != defaults["se_round"]:
@@ -754,8 +756,14 @@ def _check_choice(value: Any, name: str, choices: tuple[str, ...]) -> None:
         raise ValueError(f"{name} must be one of {', '.join(map(repr, choices))}, got {value!r}")
 
 
-def _lambdarank_settings(params: dict[str, Any]) -> tuple[float, int, np.ndarray]:
-    """Checked ``sigmoid``, truncation level and label gains (LightGBM's defaults where not given)."""
+def _lambdarank_settings(params: dict[str, Any]) -> tuple[float, int, bool, np.ndarray]:
+    """Checked ``sigmoid``, truncation level, ``lambdarank_norm`` and label gains (LightGBM's defaults).
+
+    Values are parsed strictly (docs/objectives.md, "Option values"): numbers must be numbers (a
+    string such as ``'2'`` is refused), and ``lambdarank_norm`` is read as LightGBM reads it: a bool,
+    or one of LightGBM's spellings ``'true'``/``'+'``/``'false'``/``'-'`` (any case); ``0``/``1`` and
+    other strings are refused, as LightGBM refuses them.
+    """
     unknown = set(params) - set(_LAMBDARANK_DEFAULTS)
     if unknown:
         accepted = sorted(_LAMBDARANK_DEFAULTS)
@@ -766,13 +774,17 @@ def _lambdarank_settings(params: dict[str, Any]) -> tuple[float, int, np.ndarray
         raise TypeError(f"sigmoid must be a number > 0, got {sigmoid!r}")
     if not math.isfinite(sigmoid) or sigmoid <= 0:
         raise ValueError(f"sigmoid must be > 0, got {sigmoid!r}")
-    trunc = check_int(params["lambdarank_truncation_level"], "lambdarank_truncation_level")
+    trunc = check_count(params["lambdarank_truncation_level"], "lambdarank_truncation_level")
+    norm = lightgbm_bool(params["lambdarank_norm"], "lambdarank_norm")
     if params["label_gain"] is None:
-        return float(sigmoid), trunc, 2.0 ** np.arange(31) - 1.0
-    label_gain = np.asarray(params["label_gain"], dtype=np.float64)
+        return float(sigmoid), trunc, norm, 2.0 ** np.arange(31) - 1.0
+    if isinstance(params["label_gain"], (str, bytes)):
+        given = params["label_gain"]
+        raise TypeError(f"label_gain must be a sequence of numbers, e.g. [0, 1, 3], got {given!r}")
+    label_gain = _as_float_array(params["label_gain"], "label_gain")
     if label_gain.ndim != 1 or len(label_gain) == 0 or not np.isfinite(label_gain).all():
         raise ValueError("label_gain must be a non-empty 1-d sequence of finite numbers")
-    return float(sigmoid), trunc, label_gain
+    return float(sigmoid), trunc, norm, label_gain
 
 
 def _as_float_array(values: Any, name: str) -> np.ndarray:
