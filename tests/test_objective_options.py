@@ -3,14 +3,18 @@
 from __future__ import annotations
 
 import sys
+import warnings
 from pathlib import Path
 
 import lightgbm as lgb
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from pyterrier_risk import objective
 from pyterrier_risk.learning._lambdamart import RiskLambdaMART
+from pyterrier_risk.learning._objective import ALPHA_MAX
 
 sys.path.insert(0, str(Path(__file__).parent))
 from test_lambdamart import FAST, native_model, synthetic  # noqa: E402
@@ -99,3 +103,100 @@ def test_own_flags_are_bools(value):
 def test_thread_counts_are_integers(alias, value):
     with pytest.raises(TypeError, match=f"{alias} must be an integer"):
         RiskLambdaMART("urisk", **{alias: value})
+
+
+# ------------------------------------------------------------- item 5: every accepted α keeps float32 finite
+KIND_OPTIONS = [
+    ("lambdarank", {}),
+    ("urisk", {}),
+    ("tsaro", {}),
+    ("tfaro", {}),
+    ("tfaro", {"faro_tr": "dincer2014"}),
+    ("tfaro_star", {}),
+    ("georisk", {}),
+    ("georisk", {"georisk_weight": "dincer2016"}),
+    ("georisk", {"georisk_weight": "ndcg_units"}),
+    ("georisk", {"georisk_update": "exact"}),
+]
+
+
+def baseline_option(kind, rng, n):
+    if kind == "lambdarank":
+        return {}
+    if kind in ("tfaro_star", "georisk"):
+        return {"baselines": rng.normal(size=(n, 3))}
+    return {"baseline": rng.normal(size=n)}
+
+
+@pytest.mark.parametrize("kind, options", KIND_OPTIONS)
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    alpha=st.one_of(st.just(ALPHA_MAX), st.floats(0.0, ALPHA_MAX)),
+    seed=st.integers(0, 2**16),
+    norm=st.booleans(),
+    risk_norm=st.sampled_from(["native", "weighted"]),
+    sigmoid=st.sampled_from([0.5, 1.0, 4.0]),
+)
+def test_every_gradient_is_finite_in_float32_for_every_accepted_alpha(
+    kind, options, alpha, seed, norm, risk_norm, sigmoid
+):
+    rng = np.random.default_rng(seed)
+    group = rng.integers(1, 25, size=rng.integers(3, 12))
+    n = int(group.sum())
+    labels = rng.integers(0, 5, size=n).astype(np.float32)
+    extra = {} if kind == "lambdarank" else {"risk_norm": risk_norm}
+    obj = objective(kind, alpha=alpha, lambdarank_norm=norm, sigmoid=sigmoid, **options, **extra,
+                    **baseline_option(kind, rng, n))  # fmt: skip
+    scores = np.zeros(n)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # a round without gradient is allowed, not inf
+        for _ in range(4):  # several rounds: the model moves away from (or below) its baselines
+            if obj.georisk_weight == "ndcg_units":
+                # 0.1's weight, GeoRisk's change over its derivative at u0 = ZRisk/c, grows as
+                # sqrt(Phi(u)/Phi(u0)) and is unbounded when Phi(u0) is tiny: refused, never inf
+                try:
+                    grad, hess = obj(labels, scores, None, group)
+                except ValueError as e:
+                    assert "the gradients overflow float32" in str(e) and "georisk_weight='ratio'" in str(e)
+                    return
+            else:
+                grad, hess = obj(labels, scores, None, group)
+            assert grad.dtype == np.float32 and hess.dtype == np.float32
+            assert np.isfinite(grad).all() and np.isfinite(hess).all()
+            scores = scores - 0.5 * grad / np.maximum(hess, 1e-3) + rng.normal(0, 3, n)
+
+
+@pytest.mark.parametrize("alpha", [ALPHA_MAX * 1.0000001, 1e38, 1e300])
+def test_alpha_above_the_maximum_is_refused(alpha):
+    with pytest.raises(ValueError, match=r"alpha must be at most 1e\+06 .*float32"):
+        objective("urisk", alpha=alpha, baseline=[0.0])
+    with pytest.raises(ValueError, match=r"alpha must be at most 1e\+06"):
+        RiskLambdaMART("tfaro", alpha=alpha)
+
+
+@pytest.mark.parametrize("kind", ["urisk", "tsaro", "tfaro", "tfaro_star", "georisk"])
+def test_the_largest_alpha_still_grows_every_tree(data, kind):
+    """The issue: α = 1e38 stopped after one tree with one score for every document."""
+    res, qrels = data
+    model = RiskLambdaMART(kind, alpha=ALPHA_MAX, baseline=1, num_boost_round=6, verbose=False, **FAST)
+    model.fit(res, qrels)
+    scores = model.transform(res)["score"]
+    assert model.booster_.num_trees() == 6 and scores.nunique() > 10
+
+
+def test_overflowing_gradients_raise_instead_of_reaching_lightgbm():
+    # without LightGBM's query normalisation a huge sigmoid overflows float32 at α = 0 already
+    obj = objective("urisk", alpha=10.0, baseline=np.arange(40.0), lambdarank_norm=False, sigmoid=1e37)
+    labels = np.tile([0.0, 1.0, 2.0, 3.0], 10)
+    with pytest.raises(ValueError, match="round 0: the gradients overflow float32"):
+        obj(labels, np.zeros(40), None, np.array([20, 20]))
+
+
+def test_a_round_without_any_gradient_is_reported():
+    obj = objective("lambdarank")
+    labels = np.tile([0.0, 1.0, 2.0, 1.0], 4)
+    with pytest.warns(RuntimeWarning, match="round 0: every gradient is 0 although 2 queries"):
+        obj(labels, np.zeros(16), np.zeros(16), np.array([8, 8]))  # every row weight 0
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        obj(labels, np.zeros(16), None, np.array([8, 8]))

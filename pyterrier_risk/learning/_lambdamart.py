@@ -109,7 +109,8 @@ class RiskLambdaMART(pt.Estimator):
     Args:
         objective: one of ``'lambdarank'``, ``'urisk'``, ``'tsaro'``, ``'tfaro'``,
             ``'tfaro_star'``, ``'georisk'``.
-        alpha: risk-sensitivity α ≥ 0 (α = 0 trains plain LambdaMART).
+        alpha: risk-sensitivity, 0 ≤ α ≤ 10⁶ (α = 0 trains plain LambdaMART; the bound keeps
+            every float32 gradient finite, docs/objectives.md).
         baseline: the single baseline (see above).
         baselines: several baselines for ``'georisk'`` / ``'tfaro_star'``.
         cutoff: rank cutoff of the per-query NDCG used by the objective and, with a validation

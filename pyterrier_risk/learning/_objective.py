@@ -24,6 +24,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import math
+import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -53,6 +54,11 @@ RISK_NORMS = ("native", "weighted")
 GEORISK_WEIGHTS = ("ratio", "dincer2016", "ndcg_units")
 # T-FARO/T*-FARO's T_R: centred on the mean URisk summand each round, or the paper's x / s_x
 FARO_TRS = ("centred", "dincer2014")
+# The largest α an objective accepts. A loss weighs up to (1 + α) times a win, and a document's float32
+# gradient (24-bit mantissa) cannot hold a win's λ beside a loss's beyond 2^24 ≈ 1.7e7: above ~1e7
+# the wins vanish from the sums anyway, and from ~1e35 the weighted λs overflow float32 (a constant
+# model). 1e6 keeps every gradient finite in float32 (tests/test_objective_options.py).
+ALPHA_MAX = 1e6
 # below this many rows the per-round work is a few ms and thread start-up costs more than it saves
 _PARALLEL_MIN_ROWS = 50_000
 
@@ -154,7 +160,8 @@ class RiskObjective:
 
     Args:
         kind: one of :data:`KINDS`.
-        alpha: risk sensitivity α ≥ 0.
+        alpha: risk sensitivity, 0 ≤ α ≤ :data:`ALPHA_MAX` (10⁶: beyond, float32 gradients cannot
+            hold a win beside a loss, and from ~1e35 they overflow).
         baseline: per-row scores of one baseline ranking, aligned with the training rows (e.g. the
             BM25 feature column); for ``'urisk'``, ``'tsaro'``, ``'tfaro'``.
         baselines: rows × systems scores of several baselines; for ``'tfaro_star'``, ``'georisk'``.
@@ -486,8 +493,31 @@ class RiskObjective:
                 raise ValueError(f"weight has shape {wt.shape}, expected ({bd.n},)")
             grad = grad * wt
             hess = hess * wt
+        self._check_gradients(grad, hess, bd)
         self._record(mm, bd, w)
         return grad, hess
+
+    def _check_gradients(self, grad: np.ndarray, hess: np.ndarray, bd: _Bound) -> None:
+        """Never hand LightGBM a non-finite float32 gradient; say so when a round has none at all."""
+        if not (np.isfinite(grad).all() and np.isfinite(hess).all()):
+            if self.kind == "georisk" and self.georisk_weight == "ndcg_units" and self.alpha > 0:
+                fix = (
+                    "GeoRisk's 'ndcg_units' weight (georisk_update='exact') divides by Phi(ZRisk/c), tiny "
+                    "at this alpha: use the default georisk_weight='ratio' or a smaller alpha"
+                )
+            else:
+                fix = "lower sigmoid or the row weights, or keep lambdarank_norm=True (it bounds each query)"
+            raise ValueError(
+                f"round {self.round_}: the gradients overflow float32 (kind {self.kind!r}, alpha="
+                f"{self.alpha:g}, sigmoid={self.sigmoid:g}, lambdarank_norm={self.norm}); {fix}"
+            )
+        if bd.active.any() and not grad.any():
+            warnings.warn(
+                f"round {self.round_}: every gradient is 0 although {int(bd.active.sum())} queries have "
+                f"two label values (kind {self.kind!r}, alpha={self.alpha:g}); LightGBM stops adding trees",
+                RuntimeWarning,
+                stacklevel=2,
+            )
 
     def _pair_weights(self, mm: np.ndarray, bd: _Bound) -> _PairWeights:
         """The kernels' pair-weight mode and per-query inputs for this round."""
@@ -733,6 +763,11 @@ def _check_settings(
     _check_choice(choices["georisk_weight"], "georisk_weight", GEORISK_WEIGHTS)
     _check_choice(choices["faro_tr"], "faro_tr", FARO_TRS)
     checked = check_alpha(alpha)
+    if checked > ALPHA_MAX:
+        raise ValueError(
+            f"alpha must be at most {ALPHA_MAX:g} for a LambdaMART objective, got {alpha!r}: beyond, float32 "
+            f"gradients cannot hold a win beside a loss weighted 1 + alpha, and they overflow from ~1e35"
+        )
     check_count(cutoff, "cutoff")
     check_count(se_round, "se_round", minimum=0, allow_none=True)
     check_count(num_threads, "num_threads", allow_none=True)
