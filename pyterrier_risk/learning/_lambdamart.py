@@ -35,6 +35,7 @@ import pandas as pd
 import pyterrier as pt
 
 from ..core._validate import check_alpha, check_int
+from ._modeltext import check_model_text
 from ._objective import KINDS, check_objective_options
 from ._objective import MULTI_BASELINE_KINDS as _MULTI_BASELINE_KINDS
 from ._objective import SINGLE_BASELINE_KINDS as _SINGLE_BASELINE_KINDS
@@ -510,14 +511,20 @@ class RiskLambdaMART(pt.Estimator):
         model = cls(params.pop("objective"), **params)
         if unsaved is not None:
             model.baselines = unsaved
-        model_text = (path / _MODEL_FILE).read_text(encoding="utf-8")
+        model_text = _read_model_text(path / _MODEL_FILE)
         digest = meta.get("model_sha256")
         if digest is not None and hashlib.sha256(model_text.encode("utf-8")).hexdigest() != digest:
             raise ValueError(
                 f"{path / _MODEL_FILE} does not match {meta_file} (they come from different saves: "
                 "an interrupted save?); save the model again"
             )
-        model.booster_ = lgb.Booster(model_str=model_text)
+        # LightGBM trusts the text's tree sizes and aborts the process on a truncated file: the
+        # digest covers folders saved since 0.2, this check also those of 0.1, which have none
+        check_model_text(model_text, str(path / _MODEL_FILE))
+        try:
+            model.booster_ = lgb.Booster(model_str=model_text)
+        except lgb.basic.LightGBMError as e:
+            raise ValueError(f"{path / _MODEL_FILE}: LightGBM cannot read it ({e}); save it again") from None
         model.num_features_ = int(meta["num_features"])
         model.best_iteration_ = int(meta["num_trees"])
         if model.booster_.num_feature() != model.num_features_:
@@ -542,6 +549,16 @@ def _replace_file(target: Path, text: str) -> None:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
         raise
+
+
+def _read_model_text(file: Path) -> str:
+    """``model.txt`` as text, or a one-line error (missing, or not UTF-8 text)."""
+    try:
+        return file.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise FileNotFoundError(f"{file} not found: the saved model is incomplete; save it again") from None
+    except UnicodeDecodeError as e:
+        raise ValueError(f"{file} is not a LightGBM text model (not UTF-8 text: {e.reason})") from None
 
 
 class _Progress:
