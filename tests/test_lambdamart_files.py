@@ -158,7 +158,55 @@ def test_a_cycle_or_a_bad_index_among_the_nodes_is_refused(saved):
 def test_saved_models_pass_the_check(data, tmp_path):
     """Plain, linear and one-split trees: what LightGBM writes passes."""
     res, qrels = data
-    for i, params in enumerate(({}, {"linear_tree": True}, {"num_leaves": 2}, {"max_depth": 1, "num_leaves": 3})):
+    for i, params in enumerate(
+        ({}, {"linear_tree": True}, {"num_leaves": 2}, {"max_depth": 1, "num_leaves": 3})
+    ):
         model = RiskLambdaMART("urisk", baseline=1, num_boost_round=3, verbose=False, **{**FAST, **params})
         model.fit(res, qrels).save(tmp_path / str(i))
         assert RiskLambdaMART.load(tmp_path / str(i)).booster_.num_trees() >= 1
+
+
+# ------------------------------------------------------------------ a tampered risk_lambdamart.json
+@pytest.mark.parametrize(
+    "edit, error, message",
+    [
+        (lambda m: "{not json", ValueError, r"is not valid JSON \(Expecting property name"),
+        (lambda m: "[1, 2]", ValueError, "is not a pyterrier-risk/RiskLambdaMART v1 file"),
+        (lambda m: {**m, "params": None}, ValueError, "'params' must be an object with the 'objective'"),
+        (lambda m: {**m, "params": {"alpha": 1.0}}, ValueError, "'params' must be an object"),
+        (lambda m: {k: v for k, v in m.items() if k != "num_features"}, ValueError, "'num_features' must be"),
+        (lambda m: {**m, "num_trees": "5"}, ValueError, "'num_trees' must be an integer"),
+        (lambda m: {**m, "num_trees": 4}, ValueError, "model.txt has 5 trees, risk_lambdamart.json says 4"),
+        (lambda m: {**m, "num_features": 7}, ValueError, "has 4 features, risk_lambdamart.json says 7"),
+        (lambda m: {**m, "model_sha256": 12}, ValueError, "'model_sha256' must be 64 hex digits"),
+        (lambda m: {**m, "params": {**m["params"], "cutoff": "10"}}, TypeError,
+         "the stored parameters .* are refused: cutoff must be an integer"),
+    ],
+)  # fmt: skip
+def test_a_tampered_parameter_file_gives_a_one_line_error(saved, tmp_path, edit, error, message):
+    import shutil
+
+    folder = tmp_path / "m"
+    shutil.copytree(saved, folder)
+    meta = json.loads((folder / "risk_lambdamart.json").read_text())
+    edited = edit(meta)
+    (folder / "risk_lambdamart.json").write_text(edited if isinstance(edited, str) else json.dumps(edited))
+    with pytest.raises(error, match=message) as caught:
+        RiskLambdaMART.load(folder)
+    assert "\n" not in str(caught.value)
+
+
+def test_binary_or_missing_files_give_one_line_errors(saved, tmp_path):
+    import shutil
+
+    folder = tmp_path / "m"
+    shutil.copytree(saved, folder)
+    (folder / "model.txt").write_bytes(b"\xff\xfe\x00tree")
+    with pytest.raises(ValueError, match="model.txt is not a LightGBM text model .not UTF-8"):
+        RiskLambdaMART.load(folder)
+    (folder / "model.txt").unlink()
+    with pytest.raises(FileNotFoundError, match="model.txt not found: the saved model is incomplete"):
+        RiskLambdaMART.load(folder)
+    (folder / "risk_lambdamart.json").write_bytes(b"\xff\xfe")
+    with pytest.raises(ValueError, match="risk_lambdamart.json is not JSON text"):
+        RiskLambdaMART.load(folder)

@@ -492,15 +492,9 @@ class RiskLambdaMART(pt.Estimator):
             **overrides: constructor parameters replacing the stored ones (e.g. a transformer
                 ``baseline`` that could not be stored, or ``verbose``).
         """
-        import lightgbm as lgb
-
         path = Path(path)
         meta_file = path / _PARAMS_FILE
-        if not meta_file.is_file():
-            raise FileNotFoundError(f"{meta_file} not found: not a saved RiskLambdaMART")
-        meta = json.loads(meta_file.read_text(encoding="utf-8"))
-        if meta.get("format") != _FORMAT or meta.get("format_version") != _FORMAT_VERSION:
-            raise ValueError(f"{meta_file} is not a {_FORMAT} v{_FORMAT_VERSION} file")
+        meta = _read_meta(meta_file)
         params = {**meta["params"], **overrides}
         # a transformer among the baselines was stored as None: scoring works, fit asks for it again
         unsaved = params.get("baselines")
@@ -508,30 +502,15 @@ class RiskLambdaMART(pt.Estimator):
             params["baselines"] = None
         else:
             unsaved = None
-        model = cls(params.pop("objective"), **params)
+        try:
+            model = cls(params.pop("objective"), **params)
+        except (TypeError, ValueError) as e:
+            raise type(e)(f"{meta_file}: the stored parameters (and overrides) are refused: {e}") from None
         if unsaved is not None:
             model.baselines = unsaved
-        model_text = _read_model_text(path / _MODEL_FILE)
-        digest = meta.get("model_sha256")
-        if digest is not None and hashlib.sha256(model_text.encode("utf-8")).hexdigest() != digest:
-            raise ValueError(
-                f"{path / _MODEL_FILE} does not match {meta_file} (they come from different saves: "
-                "an interrupted save?); save the model again"
-            )
-        # LightGBM trusts the text's tree sizes and aborts the process on a truncated file: the
-        # digest covers folders saved since 0.2, this check also those of 0.1, which have none
-        check_model_text(model_text, str(path / _MODEL_FILE))
-        try:
-            model.booster_ = lgb.Booster(model_str=model_text)
-        except lgb.basic.LightGBMError as e:
-            raise ValueError(f"{path / _MODEL_FILE}: LightGBM cannot read it ({e}); save it again") from None
-        model.num_features_ = int(meta["num_features"])
-        model.best_iteration_ = int(meta["num_trees"])
-        if model.booster_.num_feature() != model.num_features_:
-            raise ValueError(
-                f"{path / _MODEL_FILE} has {model.booster_.num_feature()} features, "
-                f"{meta_file} says {model.num_features_}"
-            )
+        model.booster_ = _read_booster(path / _MODEL_FILE, meta)
+        model.num_features_ = meta["num_features"]
+        model.best_iteration_ = meta["num_trees"]
         return model
 
 
@@ -549,6 +528,71 @@ def _replace_file(target: Path, text: str) -> None:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
         raise
+
+
+def _read_meta(meta_file: Path) -> dict[str, Any]:
+    """The checked content of ``risk_lambdamart.json``: one-line errors for a damaged or foreign file."""
+    if not meta_file.is_file():
+        raise FileNotFoundError(f"{meta_file} not found: not a saved RiskLambdaMART")
+    try:
+        meta = json.loads(meta_file.read_text(encoding="utf-8"))
+    except UnicodeDecodeError as e:
+        raise ValueError(f"{meta_file} is not JSON text ({e.reason}); save the model again") from None
+    except json.JSONDecodeError as e:
+        raise ValueError(
+            f"{meta_file} is not valid JSON ({e.msg}, line {e.lineno}); save the model again"
+        ) from None
+    if (
+        not isinstance(meta, dict)
+        or meta.get("format") != _FORMAT
+        or meta.get("format_version") != _FORMAT_VERSION
+    ):
+        raise ValueError(f"{meta_file} is not a {_FORMAT} v{_FORMAT_VERSION} file")
+    params = meta.get("params")
+    if not isinstance(params, dict) or not isinstance(params.get("objective"), str):
+        raise ValueError(
+            f"{meta_file}: 'params' must be an object with the 'objective' name; save the model again"
+        )
+    for key in ("num_features", "num_trees"):
+        try:
+            check_count(meta.get(key), f"{key!r}")
+        except (TypeError, ValueError) as e:
+            raise ValueError(f"{meta_file}: {e}; save the model again") from None
+    digest = meta.get("model_sha256")
+    if digest is not None and not (
+        isinstance(digest, str) and len(digest) == 64 and all(c in "0123456789abcdef" for c in digest)
+    ):
+        raise ValueError(f"{meta_file}: 'model_sha256' must be 64 hex digits, got {digest!r}")
+    return meta
+
+
+def _read_booster(model_file: Path, meta: dict[str, Any]) -> Any:
+    """``model.txt`` as a ``lightgbm.Booster``, its text checked before LightGBM reads it.
+
+    LightGBM trusts the text's tree sizes and aborts the process on a truncated file: the digest
+    covers folders saved since 0.2, :func:`check_model_text` also those of 0.1, which have none.
+    """
+    import lightgbm as lgb
+
+    model_text = _read_model_text(model_file)
+    digest = meta.get("model_sha256")
+    if digest is not None and hashlib.sha256(model_text.encode("utf-8")).hexdigest() != digest:
+        raise ValueError(
+            f"{model_file} does not match {model_file.parent / _PARAMS_FILE} (they come from different "
+            "saves: an interrupted save?); save the model again"
+        )
+    n_trees = check_model_text(model_text, str(model_file))
+    if n_trees != meta["num_trees"]:
+        raise ValueError(f"{model_file} has {n_trees} trees, {_PARAMS_FILE} says {meta['num_trees']}")
+    try:
+        booster = lgb.Booster(model_str=model_text)
+    except lgb.basic.LightGBMError as e:
+        raise ValueError(f"{model_file}: LightGBM cannot read it ({e}); save it again") from None
+    if booster.num_feature() != meta["num_features"]:
+        raise ValueError(
+            f"{model_file} has {booster.num_feature()} features, {_PARAMS_FILE} says {meta['num_features']}"
+        )
+    return booster
 
 
 def _read_model_text(file: Path) -> str:
