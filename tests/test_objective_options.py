@@ -200,3 +200,24 @@ def test_a_round_without_any_gradient_is_reported():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         obj(labels, np.zeros(16), None, np.array([8, 8]))
+
+
+# ------------------------------------------------------------- counts fit LightGBM's C int
+@pytest.mark.parametrize("name", ["cutoff", "num_boost_round", "early_stopping_rounds"])
+def test_counts_beyond_a_c_int_are_refused_when_built(name):
+    with pytest.raises(ValueError, match=f"{name} must be at most 2147483647 .LightGBM stores it in a C int"):
+        RiskLambdaMART("urisk", **{name: 10**20})
+    assert getattr(RiskLambdaMART("urisk", **{name: 2**31 - 1}), name) == 2**31 - 1
+
+
+@pytest.mark.parametrize("name", ["cutoff", "se_round", "num_threads", "lambdarank_truncation_level"])
+def test_objective_counts_beyond_a_c_int_are_refused(name):
+    with pytest.raises(ValueError, match=f"{name} must be at most 2147483647"):
+        objective("tsaro", baseline=[0.0], **{name: 2**31})
+
+
+def test_a_cutoff_of_a_c_int_trains(data):
+    """The largest accepted cutoff fits (10**20 failed at fit with an OverflowError)."""
+    res, qrels = data
+    model = RiskLambdaMART("urisk", baseline=1, cutoff=2**31 - 1, num_boost_round=2, verbose=False, **FAST)
+    assert model.fit(res, qrels).booster_.num_trees() == 2

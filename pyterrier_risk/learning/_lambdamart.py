@@ -34,7 +34,7 @@ import numpy as np
 import pandas as pd
 import pyterrier as pt
 
-from ..core._validate import check_alpha, check_int
+from ..core._validate import check_alpha
 from ._modeltext import check_model_text
 from ._objective import KINDS, check_objective_options
 from ._objective import MULTI_BASELINE_KINDS as _MULTI_BASELINE_KINDS
@@ -149,9 +149,9 @@ class RiskLambdaMART(pt.Estimator):
         if not isinstance(objective, str) or objective not in KINDS:
             raise ValueError(f"unknown objective {objective!r}; expected one of {', '.join(KINDS)}")
         alpha = check_alpha(alpha)
-        check_int(cutoff, "cutoff")
-        check_int(num_boost_round, "num_boost_round")
-        check_int(early_stopping_rounds, "early_stopping_rounds", allow_none=True)
+        check_count(cutoff, "cutoff")  # up to 2^31 - 1: LightGBM's eval_at and rounds are C ints
+        check_count(num_boost_round, "num_boost_round")
+        check_count(early_stopping_rounds, "early_stopping_rounds", allow_none=True)
         if baseline is not None:
             _check_spec(baseline, "baseline")
         if baselines is not None:
