@@ -363,6 +363,8 @@ class RiskLambdaMART(pt.Estimator):
                 f"values (and types, str vs int) of the results and the qrels match?"
             )
         labels = pd.to_numeric(frame["label"], errors="coerce")
+        if labels.dtype.kind == "c":
+            raise TypeError(f"{what} qrels have complex labels: a label must be an integer")
         bad = frame["label"].notna() & labels.isna()
         if bad.any():
             raise ValueError(f"{what} qrels have non-numeric labels, e.g. {frame['label'][bad].iloc[0]!r}")
@@ -677,12 +679,38 @@ def _spec_to_json(spec: Any, name: str) -> Any:
     return int(spec) if isinstance(spec, np.integer) else spec
 
 
+class _NotReal(TypeError):
+    """A features row that is not real numbers (complex, text, dates)."""
+
+
+def _real_row(value: Any, i: int, frame: pd.DataFrame, what: str) -> np.ndarray:
+    """One ``features`` entry as float64; complex values (float64 drops the imaginary part), text refused."""
+    row = np.asarray(value)
+    kind = row.dtype.kind
+    if kind == "O":  # Python objects: each must be a real number (or None/NaN, a missing value)
+        real = (int, float, np.integer, np.floating, bool)
+        kind = next((("c" if isinstance(x, complex) else "U") for x in row.flat
+                     if not (x is None or isinstance(x, real))), "f")  # fmt: skip
+    if kind not in "biuf":
+        name = {"c": "complex", "U": "text", "S": "bytes", "M": "dates", "m": "durations"}.get(
+            kind, row.dtype
+        )
+        fix = " (take .real or abs() first)" if kind == "c" else ""
+        raise _NotReal(
+            f"{what}: features must be numeric (real numbers), but qid {frame['qid'].iloc[i]!r} docno "
+            f"{frame['docno'].iloc[i]!r} has {name} values{fix}"
+        )
+    return row.astype(np.float64)
+
+
 def _feature_matrix(frame: pd.DataFrame, what: str) -> np.ndarray:
     """Stack the ``features`` column into a float64 matrix, with clear errors."""
     values = frame["features"].to_numpy()
     try:
-        rows = [np.asarray(v, dtype=np.float64) for v in values]
+        rows = [_real_row(v, i, frame, what) for i, v in enumerate(values)]
     except (TypeError, ValueError) as e:
+        if isinstance(e, _NotReal):
+            raise
         raise TypeError(f"{what}: features must be numeric arrays ({e})") from e
     bad_dim = next((i for i, r in enumerate(rows) if r.ndim != 1), None)
     if bad_dim is not None:
@@ -711,6 +739,16 @@ def _feature_matrix(frame: pd.DataFrame, what: str) -> np.ndarray:
     return matrix
 
 
+def _real_column(values: pd.Series, what: str) -> np.ndarray:
+    """A numeric column as float64 (text that is not a number: NaN); complex values refused."""
+    numeric = pd.to_numeric(values, errors="coerce")
+    if numeric.dtype.kind == "c" or (
+        numeric.dtype.kind == "O" and any(isinstance(x, complex) for x in numeric)
+    ):
+        raise TypeError(f"{what} are complex numbers: a score must be real (take .real or abs() first)")
+    return numeric.to_numpy(dtype=np.float64)
+
+
 def _baseline_column(spec: BaselineSpec, frame: pd.DataFrame, features: np.ndarray, name: str) -> np.ndarray:
     """Per-row scores of one baseline ranking of the candidates in ``frame`` (row-aligned)."""
     if isinstance(spec, pt.Transformer):
@@ -727,7 +765,7 @@ def _baseline_column(spec: BaselineSpec, frame: pd.DataFrame, features: np.ndarr
                 f"{name}: transformer {spec!r} did not score {missing} of the {len(frame)} "
                 f"training candidates; a baseline must re-score every candidate"
             )
-        column = pd.to_numeric(joined["score"], errors="coerce").to_numpy(dtype=np.float64)
+        column = _real_column(joined["score"], f"{name}: transformer {spec!r} scores")
     elif isinstance(spec, (int, np.integer)):
         if not 0 <= spec < features.shape[1]:
             raise ValueError(f"{name}: feature index {spec} out of range for {features.shape[1]} features")
@@ -736,7 +774,7 @@ def _baseline_column(spec: BaselineSpec, frame: pd.DataFrame, features: np.ndarr
         if spec not in frame.columns:
             hint = " (the first-stage score: put the re-ranker after a retriever)" if spec == "score" else ""
             raise ValueError(f"{name}: the training results have no column {spec!r}{hint}")
-        column = pd.to_numeric(frame[spec], errors="coerce").to_numpy(dtype=np.float64)
+        column = _real_column(frame[spec], f"{name}: column {spec!r}")
     n_bad = int(np.sum(~np.isfinite(column)))
     if n_bad:
         raise ValueError(

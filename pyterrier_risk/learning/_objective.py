@@ -342,7 +342,7 @@ class RiskObjective:
         n = len(labels)
         if int(group.sum()) != n:
             raise ValueError(f"group sizes sum to {int(group.sum())} but there are {n} rows")
-        lab = np.asarray(labels, dtype=np.float64)
+        lab = _as_float_array(labels, "labels")
         bad = ~np.isfinite(lab) | (lab != np.round(lab))
         if bad.any():
             i = int(np.flatnonzero(bad)[0])
@@ -844,8 +844,13 @@ def _as_float_array(values: Any, name: str) -> np.ndarray:
         if len(lengths) > 1:
             raise ValueError(f"{name} is ragged: its rows have different lengths {sorted(lengths)[:5]}")
     try:
-        arr = np.asarray(values, dtype=np.float64)
+        arr = np.asarray(values)
+        if arr.dtype.kind == "c" or (arr.dtype.kind == "O" and any(isinstance(x, complex) for x in arr.flat)):
+            raise TypeError(f"{name} holds complex numbers: they must be real (take .real or abs() first)")
+        arr = arr.astype(np.float64)
     except (TypeError, ValueError) as e:
+        if isinstance(e, TypeError) and "complex numbers" in str(e):
+            raise
         raise ValueError(f"{name} must be numeric scores: {e}") from None
     return arr
 
