@@ -77,3 +77,17 @@ def test_complex_baselines_and_labels_are_refused(data):
         objective("georisk", baselines=[[1.0, 2.0], [1j, 0.0]])
     with pytest.raises(TypeError, match="labels holds complex numbers"):
         objective("lambdarank")(np.array([0, 1 + 1j, 0, 1]), np.zeros(4), None, np.array([4]))
+
+
+def test_transform_refuses_repeated_rows_as_fit_does(data, trained):
+    res, qrels = data
+    doubled = pd.concat([res, res.iloc[[4, 9]]], ignore_index=True)
+    with pytest.raises(
+        ValueError, match=r"transform input contains the same \(qid, docno\) more than once \(2 "
+    ):
+        trained.transform(doubled)
+    with pytest.raises(ValueError, match=r"training results contain the same \(qid, docno\) more than once"):
+        RiskLambdaMART("lambdarank", verbose=False, **FAST).fit(doubled, qrels)
+    # the same docno under two queries is two documents
+    other = res.iloc[:3].assign(qid="q_other")
+    assert len(trained.transform(pd.concat([res, other], ignore_index=True))) == len(res) + 3

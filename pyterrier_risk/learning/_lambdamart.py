@@ -227,12 +227,20 @@ class RiskLambdaMART(pt.Estimator):
 
         Raises:
             pyterrier.validate.InputValidationError: a required column is missing.
-            ValueError: the model is not trained, or the features are ragged or of the wrong width.
+            ValueError: the model is not trained, a (qid, docno) repeats, or the features are ragged
+                or of the wrong width.
         """
         pt.validate.result_frame(inp, extra_columns=["features"], context=self)
         if self.booster_ is None:
             raise ValueError("RiskLambdaMART is not trained: call fit() or RiskLambdaMART.load() first")
         _check_keys(inp, "transform input")
+        repeated = inp.duplicated(["qid", "docno"])
+        if repeated.any():  # fit refuses them too: one document, one score
+            first = inp.loc[repeated, ["qid", "docno"]].iloc[0].tolist()
+            raise ValueError(
+                f"transform input contains the same (qid, docno) more than once ({int(repeated.sum())} "
+                f"repeated row(s), e.g. {first}); drop them, e.g. inp.drop_duplicates(['qid', 'docno'])"
+            )
         out = inp.copy()
         if len(out) == 0:
             out["score"] = pd.Series(index=out.index, dtype="float64")
