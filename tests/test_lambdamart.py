@@ -568,8 +568,7 @@ def test_objective_params_and_threads_reach_the_objective(data, monkeypatch):
     model.fit(res, qrels)
     assert seen["kind"] == "tsaro" and seen["alpha"] == 2.0 and seen["cutoff"] == 5
     assert seen["se_round"] == 0 and seen["sigmoid"] == 2.0 and seen["baseline"].shape == (80,)
-    if "num_threads" in __import__("inspect").signature(original).parameters:
-        assert seen["num_threads"] == 1
+    assert seen["num_threads"] == 1
     assert "objective_params={'se_round': 0}" in repr(model)
     # LightGBM's "default threads" (<= 0, e.g. n_jobs=-1) is not forwarded: the objective chooses
     for alias, value in (("num_threads", -1), ("n_jobs", -1), ("num_threads", 0)):

@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
-import inspect
 import json
 import os
 import tempfile
@@ -35,10 +34,12 @@ import numpy as np
 import pandas as pd
 import pyterrier as pt
 
-from ..core._validate import check_alpha, check_int
+from ..core._validate import check_alpha
+from ._modeltext import check_model_text
 from ._objective import KINDS, check_objective_options
 from ._objective import MULTI_BASELINE_KINDS as _MULTI_BASELINE_KINDS
 from ._objective import SINGLE_BASELINE_KINDS as _SINGLE_BASELINE_KINDS
+from ._options import INT32_MAX, check_count, check_flag
 
 # LightGBM parameters that also shape the lambdarank gradients; forwarded to the objective.
 _LAMBDARANK_PARAMS = ("sigmoid", "lambdarank_truncation_level", "lambdarank_norm", "label_gain")
@@ -109,7 +110,8 @@ class RiskLambdaMART(pt.Estimator):
     Args:
         objective: one of ``'lambdarank'``, ``'urisk'``, ``'tsaro'``, ``'tfaro'``,
             ``'tfaro_star'``, ``'georisk'``.
-        alpha: risk-sensitivity α ≥ 0 (α = 0 trains plain LambdaMART).
+        alpha: risk-sensitivity, 0 ≤ α ≤ 10⁶ (α = 0 trains plain LambdaMART; the bound keeps
+            every float32 gradient finite, docs/objectives.md).
         baseline: the single baseline (see above).
         baselines: several baselines for ``'georisk'`` / ``'tfaro_star'``.
         cutoff: rank cutoff of the per-query NDCG used by the objective and, with a validation
@@ -147,9 +149,9 @@ class RiskLambdaMART(pt.Estimator):
         if not isinstance(objective, str) or objective not in KINDS:
             raise ValueError(f"unknown objective {objective!r}; expected one of {', '.join(KINDS)}")
         alpha = check_alpha(alpha)
-        check_int(cutoff, "cutoff")
-        check_int(num_boost_round, "num_boost_round")
-        check_int(early_stopping_rounds, "early_stopping_rounds", allow_none=True)
+        check_count(cutoff, "cutoff")  # up to 2^31 - 1: LightGBM's eval_at and rounds are C ints
+        check_count(num_boost_round, "num_boost_round")
+        check_count(early_stopping_rounds, "early_stopping_rounds", allow_none=True)
         if baseline is not None:
             _check_spec(baseline, "baseline")
         if baselines is not None:
@@ -173,7 +175,7 @@ class RiskLambdaMART(pt.Estimator):
         self.cutoff = int(cutoff)
         self.num_boost_round = int(num_boost_round)
         self.early_stopping_rounds = None if early_stopping_rounds is None else int(early_stopping_rounds)
-        self.verbose = bool(verbose)
+        self.verbose = check_flag(verbose, "verbose")
         if objective_params is not None:
             if not isinstance(objective_params, dict):
                 raise TypeError("objective_params must be a dict or None")
@@ -181,7 +183,11 @@ class RiskLambdaMART(pt.Estimator):
             if own:
                 raise TypeError(f"objective_params must not set {own[0]!r}: it is a RiskLambdaMART parameter")
             objective_params = dict(objective_params)
-        check_objective_options(objective, {**(objective_params or {}), "alpha": alpha, "cutoff": cutoff})
+        lambdarank = {k: lightgbm_params[k] for k in _LAMBDARANK_PARAMS if k in lightgbm_params}
+        check_objective_options(
+            objective, {**(objective_params or {}), **lambdarank, "alpha": alpha, "cutoff": cutoff}
+        )
+        _lightgbm_threads(lightgbm_params)
         self.objective_params = objective_params
         self.lightgbm_params = dict(lightgbm_params)
         self.booster_: Any = None
@@ -221,12 +227,20 @@ class RiskLambdaMART(pt.Estimator):
 
         Raises:
             pyterrier.validate.InputValidationError: a required column is missing.
-            ValueError: the model is not trained, or the features are ragged or of the wrong width.
+            ValueError: the model is not trained, a (qid, docno) repeats, or the features are ragged
+                or of the wrong width.
         """
         pt.validate.result_frame(inp, extra_columns=["features"], context=self)
         if self.booster_ is None:
             raise ValueError("RiskLambdaMART is not trained: call fit() or RiskLambdaMART.load() first")
         _check_keys(inp, "transform input")
+        repeated = inp.duplicated(["qid", "docno"])
+        if repeated.any():  # fit refuses them too: one document, one score
+            first = inp.loc[repeated, ["qid", "docno"]].iloc[0].tolist()
+            raise ValueError(
+                f"transform input contains the same (qid, docno) more than once ({int(repeated.sum())} "
+                f"repeated row(s), e.g. {first}); drop them, e.g. inp.drop_duplicates(['qid', 'docno'])"
+            )
         out = inp.copy()
         if len(out) == 0:
             out["score"] = pd.Series(index=out.index, dtype="float64")
@@ -357,6 +371,8 @@ class RiskLambdaMART(pt.Estimator):
                 f"values (and types, str vs int) of the results and the qrels match?"
             )
         labels = pd.to_numeric(frame["label"], errors="coerce")
+        if labels.dtype.kind == "c":
+            raise TypeError(f"{what} qrels have complex labels: a label must be an integer")
         bad = frame["label"].notna() & labels.isna()
         if bad.any():
             raise ValueError(f"{what} qrels have non-numeric labels, e.g. {frame['label'][bad].iloc[0]!r}")
@@ -416,13 +432,9 @@ class RiskLambdaMART(pt.Estimator):
 
         lambdarank = {k: self.lightgbm_params[k] for k in _LAMBDARANK_PARAMS if k in self.lightgbm_params}
         options = dict(self.objective_params or {})
-        threads = next((self.lightgbm_params[k] for k in _THREAD_ALIASES if k in self.lightgbm_params), 0)
-        if (
-            "num_threads" not in options
-            and int(threads) > 0
-            and "num_threads" in inspect.signature(make_objective).parameters
-        ):
-            options["num_threads"] = int(threads)  # LightGBM's <= 0 means "default": left to the objective
+        threads = _lightgbm_threads(self.lightgbm_params)
+        if "num_threads" not in options and threads > 0:
+            options["num_threads"] = threads  # LightGBM's <= 0 means "default": left to the objective
         return make_objective(
             self.objective, alpha=self.alpha, cutoff=self.cutoff, **kwargs, **options, **lambdarank
         )
@@ -490,15 +502,9 @@ class RiskLambdaMART(pt.Estimator):
             **overrides: constructor parameters replacing the stored ones (e.g. a transformer
                 ``baseline`` that could not be stored, or ``verbose``).
         """
-        import lightgbm as lgb
-
         path = Path(path)
         meta_file = path / _PARAMS_FILE
-        if not meta_file.is_file():
-            raise FileNotFoundError(f"{meta_file} not found: not a saved RiskLambdaMART")
-        meta = json.loads(meta_file.read_text(encoding="utf-8"))
-        if meta.get("format") != _FORMAT or meta.get("format_version") != _FORMAT_VERSION:
-            raise ValueError(f"{meta_file} is not a {_FORMAT} v{_FORMAT_VERSION} file")
+        meta = _read_meta(meta_file)
         params = {**meta["params"], **overrides}
         # a transformer among the baselines was stored as None: scoring works, fit asks for it again
         unsaved = params.get("baselines")
@@ -506,24 +512,15 @@ class RiskLambdaMART(pt.Estimator):
             params["baselines"] = None
         else:
             unsaved = None
-        model = cls(params.pop("objective"), **params)
+        try:
+            model = cls(params.pop("objective"), **params)
+        except (TypeError, ValueError) as e:
+            raise type(e)(f"{meta_file}: the stored parameters (and overrides) are refused: {e}") from None
         if unsaved is not None:
             model.baselines = unsaved
-        model_text = (path / _MODEL_FILE).read_text(encoding="utf-8")
-        digest = meta.get("model_sha256")
-        if digest is not None and hashlib.sha256(model_text.encode("utf-8")).hexdigest() != digest:
-            raise ValueError(
-                f"{path / _MODEL_FILE} does not match {meta_file} (they come from different saves: "
-                "an interrupted save?); save the model again"
-            )
-        model.booster_ = lgb.Booster(model_str=model_text)
-        model.num_features_ = int(meta["num_features"])
-        model.best_iteration_ = int(meta["num_trees"])
-        if model.booster_.num_feature() != model.num_features_:
-            raise ValueError(
-                f"{path / _MODEL_FILE} has {model.booster_.num_feature()} features, "
-                f"{meta_file} says {model.num_features_}"
-            )
+        model.booster_ = _read_booster(path / _MODEL_FILE, meta)
+        model.num_features_ = meta["num_features"]
+        model.best_iteration_ = meta["num_trees"]
         return model
 
 
@@ -541,6 +538,81 @@ def _replace_file(target: Path, text: str) -> None:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
         raise
+
+
+def _read_meta(meta_file: Path) -> dict[str, Any]:
+    """The checked content of ``risk_lambdamart.json``: one-line errors for a damaged or foreign file."""
+    if not meta_file.is_file():
+        raise FileNotFoundError(f"{meta_file} not found: not a saved RiskLambdaMART")
+    try:
+        meta = json.loads(meta_file.read_text(encoding="utf-8"))
+    except UnicodeDecodeError as e:
+        raise ValueError(f"{meta_file} is not JSON text ({e.reason}); save the model again") from None
+    except json.JSONDecodeError as e:
+        raise ValueError(
+            f"{meta_file} is not valid JSON ({e.msg}, line {e.lineno}); save the model again"
+        ) from None
+    if (
+        not isinstance(meta, dict)
+        or meta.get("format") != _FORMAT
+        or meta.get("format_version") != _FORMAT_VERSION
+    ):
+        raise ValueError(f"{meta_file} is not a {_FORMAT} v{_FORMAT_VERSION} file")
+    params = meta.get("params")
+    if not isinstance(params, dict) or not isinstance(params.get("objective"), str):
+        raise ValueError(
+            f"{meta_file}: 'params' must be an object with the 'objective' name; save the model again"
+        )
+    for key in ("num_features", "num_trees"):
+        try:
+            check_count(meta.get(key), f"{key!r}")
+        except (TypeError, ValueError) as e:
+            raise ValueError(f"{meta_file}: {e}; save the model again") from None
+    digest = meta.get("model_sha256")
+    if digest is not None and not (
+        isinstance(digest, str) and len(digest) == 64 and all(c in "0123456789abcdef" for c in digest)
+    ):
+        raise ValueError(f"{meta_file}: 'model_sha256' must be 64 hex digits, got {digest!r}")
+    return meta
+
+
+def _read_booster(model_file: Path, meta: dict[str, Any]) -> Any:
+    """``model.txt`` as a ``lightgbm.Booster``, its text checked before LightGBM reads it.
+
+    LightGBM trusts the text's tree sizes and aborts the process on a truncated file: the digest
+    covers folders saved since 0.2, :func:`check_model_text` also those of 0.1, which have none.
+    """
+    import lightgbm as lgb
+
+    model_text = _read_model_text(model_file)
+    digest = meta.get("model_sha256")
+    if digest is not None and hashlib.sha256(model_text.encode("utf-8")).hexdigest() != digest:
+        raise ValueError(
+            f"{model_file} does not match {model_file.parent / _PARAMS_FILE} (they come from different "
+            "saves: an interrupted save?); save the model again"
+        )
+    n_trees = check_model_text(model_text, str(model_file))
+    if n_trees != meta["num_trees"]:
+        raise ValueError(f"{model_file} has {n_trees} trees, {_PARAMS_FILE} says {meta['num_trees']}")
+    try:
+        booster = lgb.Booster(model_str=model_text)
+    except lgb.basic.LightGBMError as e:
+        raise ValueError(f"{model_file}: LightGBM cannot read it ({e}); save it again") from None
+    if booster.num_feature() != meta["num_features"]:
+        raise ValueError(
+            f"{model_file} has {booster.num_feature()} features, {_PARAMS_FILE} says {meta['num_features']}"
+        )
+    return booster
+
+
+def _read_model_text(file: Path) -> str:
+    """``model.txt`` as text, or a one-line error (missing, or not UTF-8 text)."""
+    try:
+        return file.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise FileNotFoundError(f"{file} not found: the saved model is incomplete; save it again") from None
+    except UnicodeDecodeError as e:
+        raise ValueError(f"{file} is not a LightGBM text model (not UTF-8 text: {e.reason})") from None
 
 
 class _Progress:
@@ -563,6 +635,19 @@ class _Progress:
     def close(self) -> None:
         if self.bar is not None:
             self.bar.close()
+
+
+def _lightgbm_threads(params: dict[str, Any]) -> int:
+    """LightGBM's thread count among ``params`` (its aliases), checked strictly; 0 when not given."""
+    given = [k for k in _THREAD_ALIASES if k in params]
+    if not given:
+        return 0
+    value = params[given[0]]
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+        raise TypeError(
+            f"{given[0]} must be an integer (<= 0: LightGBM's default), got {type(value).__name__} {value!r}"
+        )
+    return check_count(value, given[0], minimum=-INT32_MAX)
 
 
 def _check_spec(spec: Any, name: str) -> None:
@@ -602,12 +687,38 @@ def _spec_to_json(spec: Any, name: str) -> Any:
     return int(spec) if isinstance(spec, np.integer) else spec
 
 
+class _NotReal(TypeError):
+    """A features row that is not real numbers (complex, text, dates)."""
+
+
+def _real_row(value: Any, i: int, frame: pd.DataFrame, what: str) -> np.ndarray:
+    """One ``features`` entry as float64; complex values (float64 drops the imaginary part), text refused."""
+    row = np.asarray(value)
+    kind = row.dtype.kind
+    if kind == "O":  # Python objects: each must be a real number (or None/NaN, a missing value)
+        real = (int, float, np.integer, np.floating, bool)
+        kind = next((("c" if isinstance(x, complex) else "U") for x in row.flat
+                     if not (x is None or isinstance(x, real))), "f")  # fmt: skip
+    if kind not in "biuf":
+        name = {"c": "complex", "U": "text", "S": "bytes", "M": "dates", "m": "durations"}.get(
+            kind, row.dtype
+        )
+        fix = " (take .real or abs() first)" if kind == "c" else ""
+        raise _NotReal(
+            f"{what}: features must be numeric (real numbers), but qid {frame['qid'].iloc[i]!r} docno "
+            f"{frame['docno'].iloc[i]!r} has {name} values{fix}"
+        )
+    return row.astype(np.float64)
+
+
 def _feature_matrix(frame: pd.DataFrame, what: str) -> np.ndarray:
     """Stack the ``features`` column into a float64 matrix, with clear errors."""
     values = frame["features"].to_numpy()
     try:
-        rows = [np.asarray(v, dtype=np.float64) for v in values]
+        rows = [_real_row(v, i, frame, what) for i, v in enumerate(values)]
     except (TypeError, ValueError) as e:
+        if isinstance(e, _NotReal):
+            raise
         raise TypeError(f"{what}: features must be numeric arrays ({e})") from e
     bad_dim = next((i for i, r in enumerate(rows) if r.ndim != 1), None)
     if bad_dim is not None:
@@ -636,6 +747,16 @@ def _feature_matrix(frame: pd.DataFrame, what: str) -> np.ndarray:
     return matrix
 
 
+def _real_column(values: pd.Series, what: str) -> np.ndarray:
+    """A numeric column as float64 (text that is not a number: NaN); complex values refused."""
+    numeric = pd.to_numeric(values, errors="coerce")
+    if numeric.dtype.kind == "c" or (
+        numeric.dtype.kind == "O" and any(isinstance(x, complex) for x in numeric)
+    ):
+        raise TypeError(f"{what} are complex numbers: a score must be real (take .real or abs() first)")
+    return numeric.to_numpy(dtype=np.float64)
+
+
 def _baseline_column(spec: BaselineSpec, frame: pd.DataFrame, features: np.ndarray, name: str) -> np.ndarray:
     """Per-row scores of one baseline ranking of the candidates in ``frame`` (row-aligned)."""
     if isinstance(spec, pt.Transformer):
@@ -652,7 +773,7 @@ def _baseline_column(spec: BaselineSpec, frame: pd.DataFrame, features: np.ndarr
                 f"{name}: transformer {spec!r} did not score {missing} of the {len(frame)} "
                 f"training candidates; a baseline must re-score every candidate"
             )
-        column = pd.to_numeric(joined["score"], errors="coerce").to_numpy(dtype=np.float64)
+        column = _real_column(joined["score"], f"{name}: transformer {spec!r} scores")
     elif isinstance(spec, (int, np.integer)):
         if not 0 <= spec < features.shape[1]:
             raise ValueError(f"{name}: feature index {spec} out of range for {features.shape[1]} features")
@@ -661,7 +782,7 @@ def _baseline_column(spec: BaselineSpec, frame: pd.DataFrame, features: np.ndarr
         if spec not in frame.columns:
             hint = " (the first-stage score: put the re-ranker after a retriever)" if spec == "score" else ""
             raise ValueError(f"{name}: the training results have no column {spec!r}{hint}")
-        column = pd.to_numeric(frame[spec], errors="coerce").to_numpy(dtype=np.float64)
+        column = _real_column(frame[spec], f"{name}: column {spec!r}")
     n_bad = int(np.sum(~np.isfinite(column)))
     if n_bad:
         raise ValueError(

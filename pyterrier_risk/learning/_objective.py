@@ -24,13 +24,15 @@ from __future__ import annotations
 import dataclasses
 import functools
 import math
+import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-from ..core._validate import check_alpha, check_int
+from ..core._validate import check_alpha
+from ._options import check_count, check_flag, lightgbm_bool
 
 __all__ = ["objective", "RiskObjective", "KINDS"]
 
@@ -52,6 +54,11 @@ RISK_NORMS = ("native", "weighted")
 GEORISK_WEIGHTS = ("ratio", "dincer2016", "ndcg_units")
 # T-FARO/T*-FARO's T_R: centred on the mean URisk summand each round, or the paper's x / s_x
 FARO_TRS = ("centred", "dincer2014")
+# The largest α an objective accepts. A loss weighs up to (1 + α) times a win, and a document's float32
+# gradient (24-bit mantissa) cannot hold a win's λ beside a loss's beyond 2^24 ≈ 1.7e7: above ~1e7
+# the wins vanish from the sums anyway, and from ~1e35 the weighted λs overflow float32 (a constant
+# model). 1e6 keeps every gradient finite in float32 (tests/test_objective_options.py).
+ALPHA_MAX = 1e6
 # below this many rows the per-round work is a few ms and thread start-up costs more than it saves
 _PARALLEL_MIN_ROWS = 50_000
 
@@ -153,7 +160,8 @@ class RiskObjective:
 
     Args:
         kind: one of :data:`KINDS`.
-        alpha: risk sensitivity α ≥ 0.
+        alpha: risk sensitivity, 0 ≤ α ≤ :data:`ALPHA_MAX` (10⁶: beyond, float32 gradients cannot
+            hold a win beside a loss, and from ~1e35 they overflow).
         baseline: per-row scores of one baseline ranking, aligned with the training rows (e.g. the
             BM25 feature column); for ``'urisk'``, ``'tsaro'``, ``'tfaro'``.
         baselines: rows × systems scores of several baselines; for ``'tfaro_star'``, ``'georisk'``.
@@ -233,7 +241,8 @@ class RiskObjective:
         )  # fmt: skip
         if georisk_update == "exact" and georisk_weight == "ratio":
             georisk_weight = "ndcg_units"  # the ratio is the incremental update's derivative
-        sigmoid, trunc, label_gain = _lambdarank_settings(lambdarank_params)
+        sigmoid, trunc, norm, label_gain = _lambdarank_settings(lambdarank_params)
+        check_flag(record_ndcg, "record_ndcg")
         self.kind = kind
         self.alpha = alpha
         self.cutoff = int(cutoff)
@@ -243,10 +252,10 @@ class RiskObjective:
         self.georisk_weight = georisk_weight
         self.faro_tr = faro_tr
         self.num_threads = None if num_threads is None else int(num_threads)
-        self.record_ndcg = bool(record_ndcg)
+        self.record_ndcg = record_ndcg
         self.sigmoid = sigmoid
-        self.truncation_level = int(trunc)
-        self.norm = bool(lambdarank_params.get("lambdarank_norm", _LAMBDARANK_DEFAULTS["lambdarank_norm"]))
+        self.truncation_level = trunc
+        self.norm = norm
         self.label_gain = label_gain
         self._baseline_scores = self._check_baselines(kind, baseline, baselines)
         self._bound: _Bound | None = None
@@ -333,7 +342,7 @@ class RiskObjective:
         n = len(labels)
         if int(group.sum()) != n:
             raise ValueError(f"group sizes sum to {int(group.sum())} but there are {n} rows")
-        lab = np.asarray(labels, dtype=np.float64)
+        lab = _as_float_array(labels, "labels")
         bad = ~np.isfinite(lab) | (lab != np.round(lab))
         if bad.any():
             i = int(np.flatnonzero(bad)[0])
@@ -484,8 +493,31 @@ class RiskObjective:
                 raise ValueError(f"weight has shape {wt.shape}, expected ({bd.n},)")
             grad = grad * wt
             hess = hess * wt
+        self._check_gradients(grad, hess, bd)
         self._record(mm, bd, w)
         return grad, hess
+
+    def _check_gradients(self, grad: np.ndarray, hess: np.ndarray, bd: _Bound) -> None:
+        """Never hand LightGBM a non-finite float32 gradient; say so when a round has none at all."""
+        if not (np.isfinite(grad).all() and np.isfinite(hess).all()):
+            if self.kind == "georisk" and self.georisk_weight == "ndcg_units" and self.alpha > 0:
+                fix = (
+                    "GeoRisk's 'ndcg_units' weight (georisk_update='exact') divides by Phi(ZRisk/c), tiny "
+                    "at this alpha: use the default georisk_weight='ratio' or a smaller alpha"
+                )
+            else:
+                fix = "lower sigmoid or the row weights, or keep lambdarank_norm=True (it bounds each query)"
+            raise ValueError(
+                f"round {self.round_}: the gradients overflow float32 (kind {self.kind!r}, alpha="
+                f"{self.alpha:g}, sigmoid={self.sigmoid:g}, lambdarank_norm={self.norm}); {fix}"
+            )
+        if bd.active.any() and not grad.any():
+            warnings.warn(
+                f"round {self.round_}: every gradient is 0 although {int(bd.active.sum())} queries have "
+                f"two label values (kind {self.kind!r}, alpha={self.alpha:g}); LightGBM stops adding trees",
+                RuntimeWarning,
+                stacklevel=2,
+            )
 
     def _pair_weights(self, mm: np.ndarray, bd: _Bound) -> _PairWeights:
         """The kernels' pair-weight mode and per-query inputs for this round."""
@@ -640,8 +672,6 @@ def _georisk_ratio(st: GeoRiskRound, mm: np.ndarray) -> np.ndarray:
     (:math:`\Phi(u) \to 0` at a very large α). Queries outside the matrix (or with no expectation)
     get 1.
     """
-    from scipy.special import log_ndtr
-
     out = np.ones(len(mm))
     cols = np.flatnonzero(st.in_matrix)
     if not len(cols) or st.s_model <= 0 or st.n_total <= 0:
@@ -657,11 +687,10 @@ def _georisk_ratio(st: GeoRiskRound, mm: np.ndarray) -> np.ndarray:
 
     def emphasis(alpha: float) -> np.ndarray:
         # D_q = sqrt(Φ(u)) · A_q / (2·sqrt(c·S)), A_q = 1 + (S/c)·w_q·z_q'·φ(u)/Φ(u); sqrt(Φ(u)) is common
-        # to all queries, so only A_q (with the Mills ratio from log Φ: no 0/0 when GeoRisk saturates)
+        # to all queries, so only A_q (the ratio φ/Φ in a form with no 0/0 when GeoRisk saturates)
         w = np.where(neg, 1.0 + alpha, 1.0)
         u = float((w * z).sum()) / c
-        mills = math.exp(-0.5 * u * u - 0.5 * math.log(2.0 * math.pi) - float(log_ndtr(u)))
-        return 1.0 + s / c * w * dz * mills
+        return 1.0 + s / c * w * dz * normal_pdf_cdf_ratio(u)
 
     a_alpha, a_zero = emphasis(st.alpha), emphasis(0.0)
     good = live & (a_zero > 0)
@@ -671,6 +700,23 @@ def _georisk_ratio(st: GeoRiskRound, mm: np.ndarray) -> np.ndarray:
         ratio = ratio / np.median(reference)
     out[cols] = np.where(good, ratio, 1.0)
     return out
+
+
+def normal_pdf_cdf_ratio(u: float) -> float:
+    r"""φ(u)/Φ(u), the inverse Mills ratio of the standard normal, accurate for every float ``u``.
+
+    .. math:: \frac{\varphi(u)}{\Phi(u)} = \frac{\sqrt{2/\pi}}{\operatorname{erfcx}(-u/\sqrt{2})},
+
+    since :math:`\Phi(u) = \tfrac12\operatorname{erfc}(-u/\sqrt2)` and
+    :math:`\operatorname{erfcx}(x) = e^{x^2}\operatorname{erfc}(x)`: the :math:`e^{-u^2/2}` of both
+    cancel. No exponential is formed, so the ratio neither overflows nor loses digits in the lower
+    tail, where it tends to :math:`-u` (the form :math:`\exp(-u^2/2 - \log\sqrt{2\pi} - \log\Phi(u))`
+    overflows at :math:`u \approx -3.8\cdot10^{154}` and is 78% off at :math:`u = -10^8`); in the
+    upper tail erfcx overflows to inf and the ratio is 0, its limit. Tested against mpmath.
+    """
+    from scipy.special import erfcx
+
+    return math.sqrt(2.0 / math.pi) / float(erfcx(-u / math.sqrt(2.0)))
 
 
 def _kernel_array(values: np.ndarray) -> np.ndarray:
@@ -717,9 +763,14 @@ def _check_settings(
     _check_choice(choices["georisk_weight"], "georisk_weight", GEORISK_WEIGHTS)
     _check_choice(choices["faro_tr"], "faro_tr", FARO_TRS)
     checked = check_alpha(alpha)
-    check_int(cutoff, "cutoff")
-    check_int(se_round, "se_round", minimum=0, allow_none=True)
-    check_int(num_threads, "num_threads", allow_none=True)
+    if checked > ALPHA_MAX:
+        raise ValueError(
+            f"alpha must be at most {ALPHA_MAX:g} for a LambdaMART objective, got {alpha!r}: beyond, float32 "
+            f"gradients cannot hold a win beside a loss weighted 1 + alpha, and they overflow from ~1e35"
+        )
+    check_count(cutoff, "cutoff")
+    check_count(se_round, "se_round", minimum=0, allow_none=True)
+    check_count(num_threads, "num_threads", allow_none=True)
     given, defaults = {**choices, "se_round": se_round}, _option_defaults()
     centred = kind in ("tfaro", "tfaro_star") and choices["faro_tr"] == "centred"
     if centred and se_round != defaults["se_round"]:
@@ -754,8 +805,14 @@ def _check_choice(value: Any, name: str, choices: tuple[str, ...]) -> None:
         raise ValueError(f"{name} must be one of {', '.join(map(repr, choices))}, got {value!r}")
 
 
-def _lambdarank_settings(params: dict[str, Any]) -> tuple[float, int, np.ndarray]:
-    """Checked ``sigmoid``, truncation level and label gains (LightGBM's defaults where not given)."""
+def _lambdarank_settings(params: dict[str, Any]) -> tuple[float, int, bool, np.ndarray]:
+    """Checked ``sigmoid``, truncation level, ``lambdarank_norm`` and label gains (LightGBM's defaults).
+
+    Values are parsed strictly (docs/objectives.md, "Option values"): numbers must be numbers (a
+    string such as ``'2'`` is refused), and ``lambdarank_norm`` is read as LightGBM reads it: a bool,
+    or one of LightGBM's spellings ``'true'``/``'+'``/``'false'``/``'-'`` (any case); ``0``/``1`` and
+    other strings are refused, as LightGBM refuses them.
+    """
     unknown = set(params) - set(_LAMBDARANK_DEFAULTS)
     if unknown:
         accepted = sorted(_LAMBDARANK_DEFAULTS)
@@ -766,13 +823,17 @@ def _lambdarank_settings(params: dict[str, Any]) -> tuple[float, int, np.ndarray
         raise TypeError(f"sigmoid must be a number > 0, got {sigmoid!r}")
     if not math.isfinite(sigmoid) or sigmoid <= 0:
         raise ValueError(f"sigmoid must be > 0, got {sigmoid!r}")
-    trunc = check_int(params["lambdarank_truncation_level"], "lambdarank_truncation_level")
+    trunc = check_count(params["lambdarank_truncation_level"], "lambdarank_truncation_level")
+    norm = lightgbm_bool(params["lambdarank_norm"], "lambdarank_norm")
     if params["label_gain"] is None:
-        return float(sigmoid), trunc, 2.0 ** np.arange(31) - 1.0
-    label_gain = np.asarray(params["label_gain"], dtype=np.float64)
+        return float(sigmoid), trunc, norm, 2.0 ** np.arange(31) - 1.0
+    if isinstance(params["label_gain"], (str, bytes)):
+        given = params["label_gain"]
+        raise TypeError(f"label_gain must be a sequence of numbers, e.g. [0, 1, 3], got {given!r}")
+    label_gain = _as_float_array(params["label_gain"], "label_gain")
     if label_gain.ndim != 1 or len(label_gain) == 0 or not np.isfinite(label_gain).all():
         raise ValueError("label_gain must be a non-empty 1-d sequence of finite numbers")
-    return float(sigmoid), trunc, label_gain
+    return float(sigmoid), trunc, norm, label_gain
 
 
 def _as_float_array(values: Any, name: str) -> np.ndarray:
@@ -783,8 +844,13 @@ def _as_float_array(values: Any, name: str) -> np.ndarray:
         if len(lengths) > 1:
             raise ValueError(f"{name} is ragged: its rows have different lengths {sorted(lengths)[:5]}")
     try:
-        arr = np.asarray(values, dtype=np.float64)
+        arr = np.asarray(values)
+        if arr.dtype.kind == "c" or (arr.dtype.kind == "O" and any(isinstance(x, complex) for x in arr.flat)):
+            raise TypeError(f"{name} holds complex numbers: they must be real (take .real or abs() first)")
+        arr = arr.astype(np.float64)
     except (TypeError, ValueError) as e:
+        if isinstance(e, TypeError) and "complex numbers" in str(e):
+            raise
         raise ValueError(f"{name} must be numeric scores: {e}") from None
     return arr
 
