@@ -290,6 +290,25 @@ def test_all_pairs_t_and_randomization_with_correction(capsys, coll):
     assert code == 2 and "tukey" in err and "--alpha 0" in err
 
 
+def test_all_pairs_takes_the_alpha_of_a_risk_measure(capsys, coll):
+    """Issue 14, item 2: a risk measure in --measure is compared at its own α, not at --alpha's."""
+    runs = [str(coll / f"{r}.run") for r in RUNS]
+    argv = ["eval", "--qrels", str(coll / "qrels.txt"), "--all-pairs", *runs, "--format", "csv"]
+    code, out, err = _run(capsys, [*argv, "--measure", "TRisk(AP,alpha=5,baseline='a')"])
+    pairs = pd.read_csv(io.StringIO(out))
+    assert code == 0 and set(pairs["alpha"]) == {5.0} and len(pairs) == 6
+    assert "baseline of TRisk(AP,alpha=5,baseline='a') is not used" in err
+    ap = {r: per_topic(coll, "AP", r) for r in RUNS}
+    for row in pairs.itertuples():
+        assert row.urisk == pytest.approx(weighted(ap[row.system_a], ap[row.system_b], 5).mean(), rel=1e-12)
+        expected = brute_force_p(ap[row.system_a], ap[row.system_b], 5, "symmetric", "urisk")
+        assert row.p_value == pytest.approx(expected, abs=1e-12)
+    mixed = _csv(capsys, [*argv[:-2], "--measure", "AP", "URisk(nDCG@5,alpha=3)", "--alpha", "1"])
+    assert sorted(set(zip(mixed["measure"], mixed["alpha"], strict=True))) == [("AP", 1.0), ("nDCG@5", 3.0)]
+    code, _, err = _run(capsys, [*argv, "--measure", "URisk(AP,alpha=2)", "--pairs-test", "tukey"])
+    assert code == 2 and "tukey" in err
+
+
 def test_tukey_pairs_at_alpha_zero(capsys, coll):
     pairs = _csv(capsys, ["eval", "--qrels", str(coll / "qrels.txt"), "--measure", "AP", "--all-pairs",
                           "--pairs-test", "tukey", *(str(coll / f"{r}.run") for r in RUNS)])

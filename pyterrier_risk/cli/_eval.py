@@ -20,7 +20,7 @@ from typing import Any
 
 from ..data._trec import ensure_writable_dir
 from ._args import check_alphas, check_decimals, expand_runs
-from ._common import PROG, CLIError
+from ._common import PROG, CLIError, note
 from ._inputs import Inputs, from_evalfiles, from_runs
 
 __all__ = ["run_eval"]
@@ -199,24 +199,40 @@ def _results(inputs: Inputs, bases: list[Any], risk: list[Any], args: Any, setti
     return table.drop(columns=dropped).rename(columns={"name": "run"})
 
 
-def _pairs(inputs: Inputs, bases: list[Any], args: Any, settings: Settings) -> Any:
+def _pair_settings(bases: Sequence[Any], given_risk: Sequence[Any], alphas: Sequence[float]
+                   ) -> list[tuple[Any, float]]:
+    """The (base measure, α) of each ``--all-pairs`` block.
+
+    The base measures at every ``--alpha``, and each risk measure given in ``--measure`` at its own α
+    (its baseline is not used: in a pair, the second run is the baseline of the first).
+    """
+    settings = [(base, float(a)) for base in bases for a in alphas]
+    settings += [(m.base, m.alpha) for m in given_risk]
+    ignored = [m for m in given_risk if m.USES_BASELINE and m.baseline is not None]
+    if ignored:
+        note(f"--all-pairs compares every pair of runs, each against the other: the baseline of "
+             f"{ignored[0]!r} is not used, only its base measure and α")
+    return _unique(settings)
+
+
+def _pairs(inputs: Inputs, settings_: list[tuple[Any, float]], args: Any, settings: Settings) -> Any:
     """``--all-pairs``: :func:`pyterrier_risk.core.compare_systems` per base measure and α, one table."""
     import pandas as pd
 
     from ..core._significance import compare_systems
 
-    if args.pairs_test == "tukey" and any(a != 0 for a in settings.alphas):
-        raise CLIError("--pairs-test tukey compares mean effectiveness: it takes --alpha 0 only")
+    if args.pairs_test == "tukey" and any(a != 0 for _, a in settings_):
+        raise CLIError("--pairs-test tukey compares mean effectiveness: it takes --alpha 0 only (and risk "
+                       "measures at alpha=0)")
     frames = []
-    for base in bases:
-        for alpha in settings.alphas:
-            try:
-                pairs = compare_systems(inputs.matrices[repr(base)], test=args.pairs_test, alpha=alpha,
-                                        correction=settings.correction, level=args.level,
-                                        n_resamples=args.resamples, seed=args.seed, null=args.null)
-            except ValueError as e:
-                raise CLIError(str(e)) from e
-            frames.append(pairs.assign(measure=repr(base), alpha=alpha))
+    for base, alpha in settings_:
+        try:
+            pairs = compare_systems(inputs.matrices[repr(base)], test=args.pairs_test, alpha=alpha,
+                                    correction=settings.correction, level=args.level,
+                                    n_resamples=args.resamples, seed=args.seed, null=args.null)
+        except ValueError as e:
+            raise CLIError(str(e)) from e
+        frames.append(pairs.assign(measure=repr(base), alpha=alpha))
     table = pd.concat(frames, ignore_index=True)
     return table[["measure", "alpha", *(c for c in table.columns if c not in ("measure", "alpha"))]]
 
@@ -272,12 +288,14 @@ def run_eval(args: Any) -> int:
     else:
         inputs = from_runs(args, evaluated, [*bases, *given_risk], aggregates,
                            expand_runs(args.runs, args.runs_from))
-    given_risk = _with_baseline(given_risk, inputs.baseline)
+    if not args.all_pairs:  # in a pair, the second run is the baseline of the first
+        given_risk = _with_baseline(given_risk, inputs.baseline)
     asked = _risk_measures(bases, settings.alphas, inputs.baseline, args.baselines or [], len(inputs.names),
                            not args.no_zrisk)
     risk = _unique([*given_risk, *asked])
     if args.all_pairs:
-        table = _pairs(inputs, bases or _unique([m.base for m in given_risk]), args, settings)
+        alphas = settings.alphas if bases or not given_risk else []
+        table = _pairs(inputs, _pair_settings(bases, given_risk, alphas), args, settings)
     else:
         table = _results(inputs, bases, risk, args, settings)
         _check_finite(table, risk, bool(args.perquery))
