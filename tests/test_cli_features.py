@@ -378,8 +378,9 @@ def test_evalfiles_give_the_runs_results(capsys, coll):
     assert list(from_files.columns) == list(from_runs.columns)
     pd.testing.assert_frame_equal(from_files, from_runs, rtol=1e-12, atol=1e-12)
     from_runs = _csv(capsys, ["eval", *options, "--measure", GDEVAL_NDCG5, *runs])
-    from_files = _csv(capsys, ["eval", *options, "--measure", "nDCG@5", "--evalfile", gd])
-    from_runs.columns = [c.replace(repr(parse_measure(GDEVAL_NDCG5)), "nDCG@5") for c in from_runs.columns]
+    from_files = _csv(capsys, ["eval", *options, "--measure", "nDCG(dcg='exp-log2')@5", "--evalfile", gd])
+    from_runs.columns = [c.replace(repr(parse_measure(GDEVAL_NDCG5)), "nDCG(dcg='exp-log2')@5")
+                         for c in from_runs.columns]
     pd.testing.assert_frame_equal(from_files, from_runs, rtol=1e-12, atol=1e-12)
     code, _, err = _run(capsys, ["eval", "--evalfile", str(coll / "te.txt"), "--measure", "AP", "--baseline",
                                  "zz"])
@@ -387,8 +388,25 @@ def test_evalfiles_give_the_runs_results(capsys, coll):
     code, _, err = _run(capsys, ["eval", "--evalfile", str(coll / "te.txt"), "--measure", "AP", "--format",
                                  "csv"])
     assert code == 0 and "no --qrels: the topic set is the topics of the evaluation files" in err
-    code, _, err = _run(capsys, ["eval", "--evalfile", te, gd, "--measure", "nDCG@5"])
-    assert code == 2 and "differently named file measures" in err  # trec_eval's and gdeval's nDCG differ
+    # both tools' nDCG@5 in the files: nDCG@5 is trec_eval's (gain = label), gdeval's is another measure
+    gd5 = "nDCG(dcg='exp-log2')@5"
+    both = _csv(capsys, ["eval", *options, "--measure", "nDCG@5", gd5, "--evalfile", te, gd])
+    alone = _csv(capsys, ["eval", *options, "--measure", "nDCG@5", "--evalfile", te])
+    pd.testing.assert_frame_equal(both[alone.columns], alone)
+    assert (both["nDCG@5"] != both[gd5]).any()  # graded labels: the two differ
+    lines = (coll / "gd.csv").read_text().splitlines(True)
+    (coll / "gd_only_b.csv").write_text("".join(x for x in lines if not x.startswith(("a,", "c,", "d,"))))
+    te_acd = coll / "te_acd.txt"
+    _trec_eval_file(coll, te_acd, ("a", "c", "d"), {"ndcg_cut_5": "nDCG@5"})
+    code, _, err = _run(capsys, ["eval", "--evalfile", str(te_acd), str(coll / "gd_only_b.csv"), "--measure",
+                                 "nDCG@5"])
+    assert code == 2 and "run(s) 'b' have it only in another definition" in err
+    # issue 14, item 3: a trec_eval name never selects gdeval's values; the error says how to ask for them
+    code, _, err = _run(capsys, ["eval", "--evalfile", gd, "--measure", "ndcg_cut_5", "--qrels",
+                                 str(coll / "qrels.txt")])
+    assert code == 2 and len(err.strip().splitlines()) == 1
+    assert "the evaluation files hold nDCG(dcg='exp-log2')@5 (gdeval's nDCG, gain 2^label - 1)" in err
+    assert """--measure "nDCG(dcg='exp-log2')@5\"""" in err
     with pytest.raises(SystemExit) as e:
         main(["eval", "--qrels", str(coll / "qrels.txt"), runs[0], "--evalfile", str(coll / "te.txt")])
     assert e.value.code == 2 and "not both" in capsys.readouterr().err
@@ -410,7 +428,10 @@ def test_trec7_reference_gdeval_file_equals_the_runs(capsys):
     base = "stem-stop_BM25b0.75_1"
     options = ["--qrels", str(root / "qrels.adhoc.351-400.txt"), "--measure", "nDCG@20", "--alpha", "0", "5",
                "--baseline", base]
-    files = _csv(capsys, ["eval", *options, "--evalfile", str(root / "reference_eval" / "gdeval_c.csv")])
+    gdeval = str(root / "reference_eval" / "gdeval_c.csv")
+    gd20 = "nDCG(dcg='exp-log2')@20"  # gdeval's nDCG: on TREC-7's binary labels trec_eval's nDCG@20 too
+    files = _csv(capsys, ["eval", *options[:3], gd20, *options[4:], "--evalfile", gdeval])
+    files.columns = [c.replace(gd20, "nDCG@20") for c in files.columns]
     runs_pq = _csv(capsys, ["eval", *options, str(root / "runs"), "--perquery"])
     runs = _csv(capsys, ["eval", *options, str(root / "runs")]).set_index("run")
     files = files.set_index("run").loc[runs.index]
