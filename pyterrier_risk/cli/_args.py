@@ -25,6 +25,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..core._significance import DEFAULT_NULL, NULLS
 from ._common import CLIError
 
 __all__ = ["MAX_DECIMALS", "EvalOptions", "add_eval_arguments", "arrange_eval_argv", "check_alphas",
@@ -90,10 +91,13 @@ def _measure_arguments(opt: _Options) -> None:
 def _test_arguments(opt: _Options) -> None:
     opt.add("--test", choices=["t", "randomization"], default="t",
             help="test of TRisk's p-value (and, with --significance, of the base measures): t "
-                 "(Student's t, the default) or randomization (paired sign flips)")
-    opt.add("--null", choices=["symmetric", "exchangeable"], default="symmetric",
-            help="null hypothesis of the randomization tests: symmetric (URisk = 0, TRisk's own; the "
-                 "default) or exchangeable (system and baseline exchangeable on every topic)")
+                 "(Student's t, the default) or randomization (paired sign flips, under --null)")
+    opt.add("--null", choices=list(NULLS), default=DEFAULT_NULL,
+            help="null hypothesis of every randomization test (--test randomization, --all-pairs): "
+                 "symmetric tests URisk = 0 (TRisk's own H0: the risk-weighted differences are "
+                 "symmetric about 0; their signs are flipped); exchangeable tests that run and baseline "
+                 "are exchangeable on every topic (Fisher's test: the raw differences' signs are flipped, "
+                 f"then losses weighted 1 + α); one test at α = 0 (default {DEFAULT_NULL}, as in Python)")
     opt.add("--resamples", type=int, default=10000, metavar="N",
             help="sign flips of a randomization test (default 10000; exact when 2^topics <= N)")
     opt.add("--seed", type=int, default=0, help="seed of the randomization tests (default 0)")
@@ -105,7 +109,8 @@ def _test_arguments(opt: _Options) -> None:
     opt.add("--all-pairs", action="store_true",
             help="instead of the table, compare every pair of runs (one row per pair, base measure and α)")
     opt.add("--pairs-test", choices=["randomization", "t", "tukey"], default="randomization",
-            help="test of --all-pairs (default randomization; tukey: Tukey's HSD, α = 0 only)")
+            help="test of --all-pairs: randomization (the default, under --null), t (TRisk's t-test "
+                 "of URisk = 0) or tukey (Tukey's HSD with topics as blocks, α = 0 only)")
     opt.add("--perquery", action="store_true",
             help="per-topic values (name, qid, measure, value) instead of the averages, with the "
                  "per-topic p-values of T_R and T_J")

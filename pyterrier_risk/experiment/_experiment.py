@@ -337,7 +337,7 @@ def Experiment(  # noqa: N802 - mirrors pt.Experiment
     risk_test: str = "t",
     risk_resamples: int = 10000,
     risk_seed: int = 0,
-    risk_null: str = "symmetric",
+    risk_null: str | None = None,
     **kwargs: Any,
 ) -> Any:
     r"""Run and evaluate systems like ``pt.Experiment``, also accepting risk-sensitive measures.

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from ..core._significance import DEFAULT_NULL, NULLS
 from ..measures._risk import AGGREGATE_BASELINES, RiskMeasure, baseline_topic_scores
 from ._render import RiskResult, Tables
 
@@ -31,7 +32,6 @@ __all__ = ["RISK_TESTS", "Baseline", "RiskTest", "check_risk_measures", "evaluat
 
 #: the tests of TRisk's p-value
 RISK_TESTS = ("t", "randomization")
-_NULLS = ("symmetric", "exchangeable")
 
 
 @dataclass(frozen=True)
@@ -47,7 +47,9 @@ class RiskTest:
         seed: seed of the randomization test (every system uses the same flips).
         null: the randomization test's null hypothesis: ``'symmetric'`` (TRisk's own H0, URisk = 0:
             the risk-weighted differences are flipped) or ``'exchangeable'`` (system and baseline
-            exchangeable: the raw differences are flipped, then weighted).
+            exchangeable: the raw differences are flipped, then weighted); None or left out:
+            :data:`pyterrier_risk.core._significance.DEFAULT_NULL`, the one default of every
+            randomization test.
         topic_p_values: also give each topic's ``T_R`` and ``T_J`` p-value (rmit-ir/trisk's
             ``--per-topic`` mode, :func:`pyterrier_risk.core.topic_p_values`: Student's t with
             c − 1 degrees of freedom, of this package's ``T_R``/``T_J``) as per-query rows.
@@ -59,7 +61,7 @@ class RiskTest:
     test: str = "t"
     n_resamples: int = 10000
     seed: int = 0
-    null: str = "symmetric"
+    null: str | None = None
     topic_p_values: bool = False
     topic_correction: str | None = None
 
@@ -67,8 +69,10 @@ class RiskTest:
         if self.test not in RISK_TESTS:
             raise ValueError(f"unknown risk test {self.test!r}: use 't' (Student's t, TRisk) or "
                              "'randomization'")
-        if self.null not in _NULLS:
-            raise ValueError(f"unknown randomization null {self.null!r}: use 'symmetric' or 'exchangeable'")
+        if self.null is None:
+            object.__setattr__(self, "null", DEFAULT_NULL)  # frozen: set once, here
+        if self.null not in NULLS:
+            raise ValueError(f"unknown randomization null {self.null!r}: use one of {', '.join(NULLS)}")
         n = self.n_resamples
         if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
             raise ValueError(f"the number of resamples must be a positive integer, got {n!r}")
@@ -79,7 +83,8 @@ class RiskTest:
         """The test as a table caption names it."""
         if self.test == "t":
             return "TRisk's t-test of URisk = 0"
-        return (f"randomization test of URisk = 0 (TRisk statistic, {self.null} null, "
+        tested = "URisk = 0" if self.null == "symmetric" else "system and baseline exchangeable"
+        return (f"randomization test of {tested} (TRisk statistic, {self.null} null, "
                 f"{self.n_resamples} sign flips, seed {self.seed})")
 
 
