@@ -95,6 +95,52 @@ def test_arranging_the_words():
         assert arrange_eval_argv(list(words), known) == expected, words
 
 
+def test_a_measure_word_with_a_slash_is_a_measure(capsys, coll):
+    """Issue 14: a --measure word that names a baseline file (a ``/`` inside) is not taken for a run."""
+    _, _, known = _parser()
+    measure = f"TRisk(AP,alpha=5,baseline='{coll / 'a.run'}')"
+    assert arrange_eval_argv(["--measure", "AP", measure, "x/b.run"], known) == [
+        "--measure=AP", f"--measure={measure}", "x/b.run"]
+    table = _csv(capsys, ["eval", "--qrels", str(coll / "qrels.txt"), "--measure", "AP", measure,
+                          str(coll / "b.run"), "--no-zrisk"]).set_index("run")
+    expected = stats.ttest_1samp(weighted(per_topic(coll, "AP", "b"), per_topic(coll, "AP", "a"), 5), 0)
+    assert table.loc["b", repr(parse_measure(measure))] == pytest.approx(expected.statistic, rel=1e-9)
+
+
+@pytest.mark.parametrize(("option", "value", "message"), [
+    ("--alpha", "1_0", "argument --alpha: invalid number: '1_0'"),
+    ("--alpha", "0x10", "argument --alpha: invalid number: '0x10'"),
+    ("--level", " 0.05", "argument --level: invalid number: ' 0.05'"),
+    ("--resamples", "1e3", "argument --resamples: invalid integer: '1e3'"),
+    ("--round", "4.0", "argument --round: invalid integer: '4.0'"),
+    ("--seed", "1_000", "argument --seed: invalid integer: '1_000'"),
+])
+def test_option_values_are_parsed_strictly(capsys, coll, option, value, message):
+    """No float()/int() of user strings: Python's literals (1_0, spaces) are not option values."""
+    with pytest.raises(SystemExit) as e:
+        main(["eval", "--qrels", str(coll / "qrels.txt"), str(coll / "a.run"), f"{option}={value}"])
+    err = capsys.readouterr().err
+    assert e.value.code == 2 and message in err and len(err.strip().splitlines()) == 1
+
+
+def test_alpha_in_a_measure_and_in_alpha_go_through_one_check(capsys, coll):
+    """Issue 14: alpha=1e308 is accepted in both places, nan/inf refused in both with one message."""
+    argv = ["eval", "--qrels", str(coll / "qrels.txt"), *(str(coll / f"{r}.run") for r in "ab"), "--no-zrisk"]
+    given = _csv(capsys, [*argv, "--measure", "URisk(AP,alpha=1e308,baseline='a')"]).set_index("run")
+    asked = _csv(capsys, [*argv, "--measure", "AP", "--alpha", "1e308", "--baseline", "a"]).set_index("run")
+    column = "URisk(AP,alpha=1e+308,baseline='a')"
+    expected = weighted(per_topic(coll, "AP", "b"), per_topic(coll, "AP", "a"), 1e308).mean()
+    assert np.isfinite(expected) and given.loc["b", column] == asked.loc["b", column] == expected
+    for bad in ("nan", "inf", "-1", "1e309", "NaN"):
+        code, _, err = _run(capsys, [*argv, "--measure", f"URisk(AP,alpha={bad},baseline='a')"])
+        assert code == 2 and len(err.strip().splitlines()) == 1
+        assert "alpha must be a finite number >= 0" in err and "unknown measure" not in err, bad
+        code, _, err = _run(capsys, [*argv, "--measure", "AP", "--baseline", "a", f"--alpha={bad}"])
+        assert code == 2 and "--alpha values must be finite numbers >= 0" in err, bad
+    code, _, err = _run(capsys, [*argv, "--measure", "URisk(AP,baseline=a)"])
+    assert code == 2 and "baseline=a is not a value (a number, or a name in quotes: baseline='a')" in err
+
+
 def test_issue_examples_several_measures_and_alphas_runs_anywhere(capsys, coll, monkeypatch):
     """The two command lines of issue 11 that failed: AP taken as a run, ql.run as an α."""
     monkeypatch.chdir(coll)
