@@ -390,6 +390,22 @@ def test_perquery_gives_topic_p_values_of_t_r_and_t_j(capsys, coll):
     assert len(baseline_rows) == N_TOPICS and baseline_rows["value"].isna().all()  # no test against itself
 
 
+def test_perquery_topic_p_values_with_the_population_sd_of_rmit_trisk(capsys, coll):
+    """Issue 16, item 7: --topic-sd population divides s_x by c, as rmit-ir/trisk does."""
+    argv = ["eval", "--qrels", str(coll / "qrels.txt"), "--measure", "AP", "--alpha", "3", "--baseline", "a",
+            "--perquery", "--no-zrisk", str(coll / "a.run"), str(coll / "b.run")]
+    pq = _csv(capsys, [*argv, "--topic-sd", "population"])
+    pq["qid"] = pq["qid"].astype(str)
+    wide = pq.pivot_table(index=["name", "measure"], columns="qid", values="value")
+    x = weighted(per_topic(coll, "AP", "b"), per_topic(coll, "AP", "a"), 3)
+    p = 2 * stats.t.sf(np.abs(x / x.std(ddof=0)), N_TOPICS - 1)  # rmit-ir/trisk: population sd, c - 1 df
+    topics = [str(q) for q in range(1, N_TOPICS + 1)]
+    row = ("b", "TRisk(AP,alpha=3,baseline='a') T_R p-value")
+    np.testing.assert_allclose(wide.loc[row, topics], p, rtol=1e-9)
+    code, _, err = _run(capsys, [a for a in argv if a != "--perquery"] + ["--topic-sd", "population"])
+    assert code == 2 and "--topic-sd sets the per-topic p-values of --perquery" in err
+
+
 # -- evaluation files as input ---------------------------------------------------------------------------
 def _trec_eval_file(coll, path, runs, measures):
     """trec_eval -q output of the runs (full precision): per topic every measure, then the ``all`` lines."""

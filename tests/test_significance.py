@@ -497,3 +497,20 @@ def test_default_null_gives_one_p_value_in_python_and_in_pairs():
     pairs = compare_systems(m, alpha=5, n_resamples=1024)
     assert pairs.loc[0, "p_value"] == single.p_value
     assert single.p_value != randomization_test(a, b, alpha=5, n_resamples=1024, null="exchangeable").p_value
+
+
+def test_risk_test_passes_the_topic_sd_to_the_per_topic_p_values():
+    """Issue 16, item 7: the experiment layer's risk evaluation offers rmit-ir/trisk's population sd."""
+    from pyterrier_risk.experiment._riskeval import RiskTest, tables_from_matrices
+    from pyterrier_risk.measures import TRisk
+
+    m = _matrix(k=2, c=12, seed=5)
+    measure = TRisk("AP", alpha=2, baseline=m.index[0])
+    for sd in ("sample", "population"):
+        test = RiskTest(topic_p_values=True, topic_sd=sd)
+        tables = tables_from_matrices({"AP": m}, [], [measure], None, test)
+        got = tables.risk[0].per_topic[f"{measure!r} T_R p-value"].iloc[1].to_numpy()
+        expected = topic_p_values(trisk(m.iloc[1], m.iloc[0], 2), sd=sd)
+        np.testing.assert_allclose(got, expected, rtol=1e-12)
+    with pytest.raises(ValueError, match="unknown topic_sd 'c'"):
+        RiskTest(topic_sd="c")

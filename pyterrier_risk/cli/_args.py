@@ -120,6 +120,9 @@ def _test_arguments(opt: _Options) -> None:
     opt.add("--perquery", action="store_true",
             help="per-topic values (name, qid, measure, value) instead of the averages, with the "
                  "per-topic p-values of T_R and T_J")
+    opt.add("--topic-sd", choices=["sample", "population"], default="sample",
+            help="s_x of --perquery's per-topic p-values: sample (divides by c - 1, the default) or "
+                 "population (divides by c, as rmit-ir/trisk)")
 
 
 def _output_arguments(opt: _Options) -> None:

@@ -82,8 +82,10 @@ def _settings(args: Any) -> Settings:
     if args.plots is not None:
         _check_writable(args.plots, "--plots folder")
     correction = _correction(args.correction)
+    if args.topic_sd != "sample" and not args.perquery:
+        raise CLIError("--topic-sd sets the per-topic p-values of --perquery; give --perquery too")
     risk_test = RiskTest(args.test, args.resamples, args.seed, args.null, topic_p_values=bool(args.perquery),
-                         topic_correction=correction)
+                         topic_correction=correction, topic_sd=args.topic_sd)
     return Settings(alphas, correction, risk_test)
 
 

@@ -27,11 +27,13 @@ from ._render import RiskResult, Tables
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["RISK_TESTS", "Baseline", "RiskTest", "check_risk_measures", "evaluate_risk",
+__all__ = ["RISK_TESTS", "TOPIC_SDS", "Baseline", "RiskTest", "check_risk_measures", "evaluate_risk",
            "resolve_system_index", "tables_from_matrices"]
 
 #: the tests of TRisk's p-value
 RISK_TESTS = ("t", "randomization")
+#: the standard deviations of the per-topic p-values (``topic_p_values(sd=...)``)
+TOPIC_SDS = ("sample", "population")
 
 
 @dataclass(frozen=True)
@@ -56,6 +58,9 @@ class RiskTest:
         topic_correction: with ``topic_p_values``, also correct them for multiple testing across
             the topics of each system (a :func:`pyterrier_risk.core.adjust_p_values` method), as
             ``"... p-value corrected"`` rows; None: no such rows.
+        topic_sd: the standard deviation :math:`s_x` of the per-topic p-values: ``'sample'``
+            (divides by c − 1, this package's ``T_R``) or ``'population'`` (divides by c, as
+            rmit-ir/trisk; :func:`pyterrier_risk.core.topic_p_values`'s ``sd``).
     """
 
     test: str = "t"
@@ -64,6 +69,7 @@ class RiskTest:
     null: str | None = None
     topic_p_values: bool = False
     topic_correction: str | None = None
+    topic_sd: str = "sample"
 
     def __post_init__(self) -> None:
         if self.test not in RISK_TESTS:
@@ -78,6 +84,9 @@ class RiskTest:
             raise ValueError(f"the number of resamples must be a positive integer, got {n!r}")
         if isinstance(self.seed, bool) or not isinstance(self.seed, (int, np.integer)) or self.seed < 0:
             raise ValueError(f"the seed must be an integer >= 0, got {self.seed!r}")
+        if self.topic_sd not in TOPIC_SDS:
+            raise ValueError(f"unknown topic_sd {self.topic_sd!r}: use 'sample' (c - 1, this package's T_R) "
+                             "or 'population' (c, rmit-ir/trisk)")
 
     def describe(self) -> str:
         """The test as a table caption names it."""
@@ -266,7 +275,8 @@ def _evaluate_trisk(
         per_topic["T_J"].loc[n] = _in_topic_order(res.t_j, topic_list)
         if test.topic_p_values:
             for which in ("t_r", "t_j"):
-                p = _in_topic_order(topic_p_values(res, which=which), topic_list)  # type: ignore[arg-type]
+                p = _in_topic_order(topic_p_values(res, which=which, sd=test.topic_sd),  # type: ignore[arg-type]
+                                    topic_list)
                 per_topic[f"{which.upper()} p-value"].loc[n] = p
                 if test.topic_correction:
                     per_topic[f"{which.upper()} p-value corrected"].loc[n] = adjust_p_values(
