@@ -305,14 +305,22 @@ def run_eval(args: Any) -> int:
     if args.output is None:
         sys.stdout.write(text)
     if args.plots is not None:
-        base = bases[0] if bases else given_risk[0].base
-        written = _eval_plots(inputs, base, settings.alphas, args.plots)
-        print(f"{PROG}: wrote {len(written)} plots to {args.plots}", file=sys.stderr)
+        measures = _unique([*bases, *(m.base for m in given_risk)])
+        written = [path for m in measures for path in _eval_plots(inputs, m, settings.alphas, args.plots)]
+        print(f"{PROG}: wrote {len(written)} plots for {len(measures)} measure(s) to {args.plots}",
+              file=sys.stderr)
     return 0
 
 
+def _file_part(name: str) -> str:
+    """A run or measure name as part of a file name: runs of other characters become ``_``."""
+    return re.sub(r"[^A-Za-z0-9.@-]+", "_", name).strip("_")
+
+
 def _eval_plots(inputs: Inputs, measure: Any, alphas: Sequence[float], folder: Path) -> list[Path]:
-    """The paper plots: GeoRisk vs α and, against the baseline, risk–gain, helped–hurt and T_J per run.
+    """The paper plots of one base measure, each file name ending with it (``georisk_alpha_AP.png``).
+
+    GeoRisk vs α and, against the baseline, risk–gain, helped–hurt and T_J per run.
 
     GeoRisk is drawn over :func:`~pyterrier_risk.reporting._plots.alpha_grid` (21 even steps to the
     largest α, plus each α asked for), so the cost does not grow with the size of α.
@@ -325,31 +333,30 @@ def _eval_plots(inputs: Inputs, measure: Any, alphas: Sequence[float], folder: P
     from ..reporting import _plots as plots
 
     matrix, baseline, written = inputs.matrices[repr(measure)], inputs.baseline, []
+    tail = _file_part(repr(measure))
 
-    def safe(name: str) -> str:
-        return re.sub(r"[^A-Za-z0-9._-]+", "_", name)
+    def path(stem: str) -> Path:
+        written.append(folder / f"{stem}_{tail}.png")
+        return written[-1]
 
     try:
         if len(matrix) >= 2:
             with np.errstate(over="ignore"):  # (1 + α) · z → -inf at α near 1e308: GeoRisk is then 0
-                plots.plot_georisk_alpha(matrix, plots.alpha_grid(alphas), path=folder / "georisk_alpha.png",
+                plots.plot_georisk_alpha(matrix, plots.alpha_grid(alphas), path=path("georisk_alpha"),
                                          title=f"GeoRisk of {len(matrix)} runs on {measure}")
-            written.append(folder / "georisk_alpha.png")
         if baseline is not None:
             base = matrix.loc[baseline]
             others = [n for n in matrix.index if n != baseline]
             rows = [{"name": n, **risk_reward(matrix.loc[n], base).as_dict()} for n in others]
             if rows:
-                plots.plot_risk_gain(pd.DataFrame(rows), label=None, path=folder / "risk_gain.png",
+                plots.plot_risk_gain(pd.DataFrame(rows), label=None, path=path("risk_gain"),
                                      title=f"Risk–gain of each run against {baseline} on {measure}")
-                written.append(folder / "risk_gain.png")
             for n in others:
                 plots.plot_helped_hurt(matrix.loc[n], base, measure=str(measure), title=f"{n} vs. {baseline}",
-                                       path=folder / f"helped_hurt_{safe(n)}.png")
+                                       path=path(f"helped_hurt_{_file_part(n)}"))
                 tj = {f"α={a:g}": trisk(matrix.loc[n], base, alpha=a).t_j for a in alphas}
-                plots.plot_topic_tj(tj, path=folder / f"topic_tj_{safe(n)}.png",
+                plots.plot_topic_tj(tj, path=path(f"topic_tj_{_file_part(n)}"),
                                     title=f"T_J per topic: {n} vs. {baseline} on {measure}")
-                written += [folder / f"helped_hurt_{safe(n)}.png", folder / f"topic_tj_{safe(n)}.png"]
     except OSError as e:  # the plots name the path in strerror
         raise CLIError(e.strerror or str(e)) from e
     return written
