@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import warnings
 
 import ir_measures
@@ -399,3 +400,14 @@ def test_huge_finite_alpha_in_a_name_passes_every_check():
     with pytest.raises(ValueError, match=r"baseline=BM25 is not a value \(a number, or a name in quotes: "
                                          r"baseline='BM25'\)"):
         parse_measure("URisk(AP,baseline=BM25)")
+
+
+def test_dataframe_baseline_is_named_by_its_run_name():
+    """Issue 16: an external run read by pr.read_run shows its name, not only a digest."""
+    named = BASE.assign(name="bm25")
+    m = pr.URisk(AP, alpha=5, baseline=named)
+    assert re.fullmatch(r"URisk\(AP,alpha=5,baseline='<run bm25 [0-9a-f]{8}>'\)", repr(m))
+    assert m != pr.URisk(AP, alpha=5, baseline=named.assign(score=named["score"] * 2 + 1))  # content counts
+    assert re.fullmatch(r"URisk\(AP,baseline='<run [0-9a-f]{8}>'\)", repr(pr.URisk(AP, baseline=BASE)))
+    for odd in ("it's", " "):  # a name that would break the quoted name is left out
+        assert "<run " + odd not in repr(pr.URisk(AP, baseline=BASE.assign(name=odd)))

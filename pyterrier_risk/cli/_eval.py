@@ -122,19 +122,21 @@ def _parse_measures(texts: Sequence[str] | None) -> tuple[list[Any], list[Any]]:
     return bases, given_risk
 
 
-def _risk_measures(bases: Sequence[Any], alphas: Sequence[float], baseline: str | None,
-                   aggregates: Sequence[str], n_runs: int, zrisk: bool) -> list[Any]:
-    """The risk measures the options ask for, base by base and α by α."""
+def _risk_measures(bases: Sequence[Any], alphas: Sequence[float], names: list[str], baseline: str | None,
+                   aggregates: Sequence[str], zrisk: bool) -> list[Any]:
+    """The risk measures the options ask for, base by base and α by α (named as Experiment names them)."""
+    from ..experiment._riskeval import named_measure
     from ..measures._risk import GeoRisk, TRisk, URisk, ZRisk
 
+    row = None if baseline is None else names.index(baseline)
     out: list[Any] = []
     for base in bases:
         for a in alphas:
             if baseline is not None:
-                out += [URisk(base, alpha=a, baseline=baseline), TRisk(base, alpha=a, baseline=baseline)]
+                out += [named_measure(m(base, alpha=a), names, row) for m in (URisk, TRisk)]
             for kind in aggregates:
                 out += [URisk(base, alpha=a, baseline=kind), TRisk(base, alpha=a, baseline=kind)]
-        if zrisk and n_runs >= 2:
+        if zrisk and len(names) >= 2:
             out += [m(base, alpha=a) for a in alphas for m in (ZRisk, GeoRisk)]
     return out
 
@@ -150,15 +152,19 @@ def _unique(items: Sequence[Any]) -> list[Any]:
     return list(dict.fromkeys(items))
 
 
-def _with_baseline(given_risk: Sequence[Any], baseline: str | None) -> list[Any]:
-    """A given URisk/TRisk without its own baseline takes ``--baseline`` (an error without one)."""
+def _with_baseline(given_risk: Sequence[Any], names: list[str], baseline: str | None) -> list[Any]:
+    """A given URisk/TRisk without its own baseline takes ``--baseline`` (an error without one).
+
+    It is named with it by the naming rule of Python's Experiment
+    (:func:`~pyterrier_risk.experiment._riskeval.named_measure`).
+    """
+    from ..experiment._riskeval import named_measure
+
     out = []
     for m in given_risk:
-        if m.USES_BASELINE and m.baseline is None:
-            if baseline is None:
-                raise CLIError(f"{m!r} needs a baseline: give --baseline, or baseline=... in the measure")
-            m = m(baseline=baseline)
-        out.append(m)
+        if m.USES_BASELINE and m.baseline is None and baseline is None:
+            raise CLIError(f"{m!r} needs a baseline: give --baseline, or baseline=... in the measure")
+        out.append(named_measure(m, names, None if baseline is None else names.index(baseline)))
     return out
 
 
@@ -291,8 +297,8 @@ def run_eval(args: Any) -> int:
         inputs = from_runs(args, evaluated, [*bases, *given_risk], aggregates,
                            expand_runs(args.runs, args.runs_from))
     if not args.all_pairs:  # in a pair, the second run is the baseline of the first
-        given_risk = _with_baseline(given_risk, inputs.baseline)
-    asked = _risk_measures(bases, settings.alphas, inputs.baseline, args.baselines or [], len(inputs.names),
+        given_risk = _with_baseline(given_risk, inputs.names, inputs.baseline)
+    asked = _risk_measures(bases, settings.alphas, inputs.names, inputs.baseline, args.baselines or [],
                            not args.no_zrisk)
     risk = _unique([*given_risk, *asked])
     if args.all_pairs:

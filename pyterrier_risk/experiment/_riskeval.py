@@ -28,7 +28,7 @@ if TYPE_CHECKING:
     import pandas as pd
 
 __all__ = ["RISK_TESTS", "TOPIC_SDS", "Baseline", "RiskTest", "check_risk_measures", "evaluate_risk",
-           "resolve_system_index", "tables_from_matrices"]
+           "named_measure", "resolve_system_index", "tables_from_matrices"]
 
 #: the tests of TRisk's p-value
 RISK_TESTS = ("t", "randomization")
@@ -165,6 +165,23 @@ def _resolve_baseline(m: RiskMeasure, names: list[str], default: int | None) -> 
     return Baseline(run=ref)
 
 
+def named_measure(m: RiskMeasure, names: list[str], row: int | None) -> RiskMeasure:
+    """The risk measure as its column is named: with the baseline it is computed against.
+
+    A URisk/TRisk without its own ``baseline`` takes the default one (``Experiment(baseline=...)``,
+    ``eval --baseline``); its name then says which, ``URisk(nDCG@10,alpha=5,baseline='BM25')``, so
+    that a table or a saved CSV tells what was computed. The one naming rule of Python and the CLI.
+
+    Args:
+        m: the measure as asked for.
+        names: the listed systems.
+        row: the index of the default baseline among ``names`` (None: none).
+    """
+    if not m.USES_BASELINE or m.baseline is not None or row is None:
+        return m
+    return m(baseline=names[row])
+
+
 def check_risk_measures(
     risk: list[RiskMeasure], names: list[str], default: int | None, n_topics: int
 ) -> dict[RiskMeasure, Baseline]:
@@ -233,6 +250,8 @@ def evaluate_risk(
     from ..core._zrisk import georisk, z_scores, zrisk
 
     names, topic_list = list(matrix.index), list(matrix.columns)
+    if ref is not None and ref.row is not None:
+        m = named_measure(m, [str(n) for n in names], ref.row)
     if ref is None:  # ZRisk, GeoRisk: every listed system is a baseline
         func = zrisk if m.NAME == "ZRisk" else georisk
         return RiskResult(m, func(matrix, m.alpha).reindex(names), None, {f"{m!r} z": z_scores(matrix)})
