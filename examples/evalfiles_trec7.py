@@ -32,7 +32,7 @@ ALPHAS = (0, 1, 5, 10)
 GAINS = {0: 0, 1: 1, 2: 3, 3: 7, 4: 15}  # gdeval's 2^label - 1
 MEASURES = {}
 for k in (10, 20):
-    MEASURES[f"nDCG@{k}"], MEASURES[f"ERR@{k}"] = nDCG(gains=GAINS) @ k, ERR @ k
+    MEASURES[f"nDCG(dcg='exp-log2')@{k}"], MEASURES[f"ERR@{k}"] = nDCG(gains=GAINS) @ k, ERR @ k
 
 
 def per_topic_from_runs() -> pd.DataFrame:

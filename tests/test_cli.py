@@ -82,8 +82,12 @@ def test_eval_trec7_multiple_baselines_markdown_and_plots(capsys, tmp_path):
                 "GeoRisk(nDCG@20,alpha=5)", "ZRisk(AP)"]:
         assert f" {col} " in lines[0], col
     pngs = sorted(p.name for p in (tmp_path / "plots").glob("*.png"))
-    assert "georisk_alpha.png" in pngs and "risk_gain.png" in pngs
-    assert len(pngs) == 2 + 2 * (len(runs) - 1)
+    for measure in ("AP", "nDCG@20"):  # every measure, named in the file (issue 16, item 5)
+        assert f"georisk_alpha_{measure}.png" in pngs and f"risk_gain_{measure}.png" in pngs
+        other = runs[0].name[: -len(".run.gz")]
+        assert f"helped_hurt_{other}_{measure}.png" in pngs and f"topic_tj_{other}_{measure}.png" in pngs
+    assert len(pngs) == 2 * (2 + 2 * (len(runs) - 1))
+    assert "wrote 12 plots for 2 measure(s)" in err
     assert all((tmp_path / "plots" / p).stat().st_size > 5000 for p in pngs)
 
 
@@ -507,8 +511,8 @@ def test_plots_cost_does_not_grow_with_alpha(capsys, small, monkeypatch):
                                    str(small / "b.run")])
     assert code == 0, err
     assert sizes and sizes[0] <= 21 + 2  # was one point per integer up to 1e5
-    assert (small / "plots" / "georisk_alpha.png").stat().st_size > 5000
-    assert (small / "plots" / "topic_tj_b.png").stat().st_size > 5000
+    assert (small / "plots" / "georisk_alpha_P@1.png").stat().st_size > 5000
+    assert (small / "plots" / "topic_tj_b_P@1.png").stat().st_size > 5000
 
 
 def test_topic_with_only_labels_below_minus_one_is_refused(small):

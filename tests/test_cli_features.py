@@ -95,6 +95,52 @@ def test_arranging_the_words():
         assert arrange_eval_argv(list(words), known) == expected, words
 
 
+def test_a_measure_word_with_a_slash_is_a_measure(capsys, coll):
+    """Issue 14: a --measure word that names a baseline file (a ``/`` inside) is not taken for a run."""
+    _, _, known = _parser()
+    measure = f"TRisk(AP,alpha=5,baseline='{coll / 'a.run'}')"
+    assert arrange_eval_argv(["--measure", "AP", measure, "x/b.run"], known) == [
+        "--measure=AP", f"--measure={measure}", "x/b.run"]
+    table = _csv(capsys, ["eval", "--qrels", str(coll / "qrels.txt"), "--measure", "AP", measure,
+                          str(coll / "b.run"), "--no-zrisk"]).set_index("run")
+    expected = stats.ttest_1samp(weighted(per_topic(coll, "AP", "b"), per_topic(coll, "AP", "a"), 5), 0)
+    assert table.loc["b", repr(parse_measure(measure))] == pytest.approx(expected.statistic, rel=1e-9)
+
+
+@pytest.mark.parametrize(("option", "value", "message"), [
+    ("--alpha", "1_0", "argument --alpha: invalid number: '1_0'"),
+    ("--alpha", "0x10", "argument --alpha: invalid number: '0x10'"),
+    ("--level", " 0.05", "argument --level: invalid number: ' 0.05'"),
+    ("--resamples", "1e3", "argument --resamples: invalid integer: '1e3'"),
+    ("--round", "4.0", "argument --round: invalid integer: '4.0'"),
+    ("--seed", "1_000", "argument --seed: invalid integer: '1_000'"),
+])
+def test_option_values_are_parsed_strictly(capsys, coll, option, value, message):
+    """No float()/int() of user strings: Python's literals (1_0, spaces) are not option values."""
+    with pytest.raises(SystemExit) as e:
+        main(["eval", "--qrels", str(coll / "qrels.txt"), str(coll / "a.run"), f"{option}={value}"])
+    err = capsys.readouterr().err
+    assert e.value.code == 2 and message in err and len(err.strip().splitlines()) == 1
+
+
+def test_alpha_in_a_measure_and_in_alpha_go_through_one_check(capsys, coll):
+    """Issue 14: alpha=1e308 is accepted in both places, nan/inf refused in both with one message."""
+    argv = ["eval", "--qrels", str(coll / "qrels.txt"), *(str(coll / f"{r}.run") for r in "ab"), "--no-zrisk"]
+    given = _csv(capsys, [*argv, "--measure", "URisk(AP,alpha=1e308,baseline='a')"]).set_index("run")
+    asked = _csv(capsys, [*argv, "--measure", "AP", "--alpha", "1e308", "--baseline", "a"]).set_index("run")
+    column = "URisk(AP,alpha=1e+308,baseline='a')"
+    expected = weighted(per_topic(coll, "AP", "b"), per_topic(coll, "AP", "a"), 1e308).mean()
+    assert np.isfinite(expected) and given.loc["b", column] == asked.loc["b", column] == expected
+    for bad in ("nan", "inf", "-1", "1e309", "NaN"):
+        code, _, err = _run(capsys, [*argv, "--measure", f"URisk(AP,alpha={bad},baseline='a')"])
+        assert code == 2 and len(err.strip().splitlines()) == 1
+        assert "alpha must be a finite number >= 0" in err and "unknown measure" not in err, bad
+        code, _, err = _run(capsys, [*argv, "--measure", "AP", "--baseline", "a", f"--alpha={bad}"])
+        assert code == 2 and "--alpha values must be finite numbers >= 0" in err, bad
+    code, _, err = _run(capsys, [*argv, "--measure", "URisk(AP,baseline=a)"])
+    assert code == 2 and "baseline=a is not a value (a number, or a name in quotes: baseline='a')" in err
+
+
 def test_issue_examples_several_measures_and_alphas_runs_anywhere(capsys, coll, monkeypatch):
     """The two command lines of issue 11 that failed: AP taken as a run, ql.run as an α."""
     monkeypatch.chdir(coll)
@@ -290,6 +336,25 @@ def test_all_pairs_t_and_randomization_with_correction(capsys, coll):
     assert code == 2 and "tukey" in err and "--alpha 0" in err
 
 
+def test_all_pairs_takes_the_alpha_of_a_risk_measure(capsys, coll):
+    """Issue 14, item 2: a risk measure in --measure is compared at its own α, not at --alpha's."""
+    runs = [str(coll / f"{r}.run") for r in RUNS]
+    argv = ["eval", "--qrels", str(coll / "qrels.txt"), "--all-pairs", *runs, "--format", "csv"]
+    code, out, err = _run(capsys, [*argv, "--measure", "TRisk(AP,alpha=5,baseline='a')"])
+    pairs = pd.read_csv(io.StringIO(out))
+    assert code == 0 and set(pairs["alpha"]) == {5.0} and len(pairs) == 6
+    assert "baseline of TRisk(AP,alpha=5,baseline='a') is not used" in err
+    ap = {r: per_topic(coll, "AP", r) for r in RUNS}
+    for row in pairs.itertuples():
+        assert row.urisk == pytest.approx(weighted(ap[row.system_a], ap[row.system_b], 5).mean(), rel=1e-12)
+        expected = brute_force_p(ap[row.system_a], ap[row.system_b], 5, "symmetric", "urisk")
+        assert row.p_value == pytest.approx(expected, abs=1e-12)
+    mixed = _csv(capsys, [*argv[:-2], "--measure", "AP", "URisk(nDCG@5,alpha=3)", "--alpha", "1"])
+    assert sorted(set(zip(mixed["measure"], mixed["alpha"], strict=True))) == [("AP", 1.0), ("nDCG@5", 3.0)]
+    code, _, err = _run(capsys, [*argv, "--measure", "URisk(AP,alpha=2)", "--pairs-test", "tukey"])
+    assert code == 2 and "tukey" in err
+
+
 def test_tukey_pairs_at_alpha_zero(capsys, coll):
     pairs = _csv(capsys, ["eval", "--qrels", str(coll / "qrels.txt"), "--measure", "AP", "--all-pairs",
                           "--pairs-test", "tukey", *(str(coll / f"{r}.run") for r in RUNS)])
@@ -323,6 +388,22 @@ def test_perquery_gives_topic_p_values_of_t_r_and_t_j(capsys, coll):
                                multipletests(p, method="holm")[1], rtol=1e-9)
     baseline_rows = pq[(pq["name"] == "a") & (pq["measure"] == f"{col} T_R p-value")]
     assert len(baseline_rows) == N_TOPICS and baseline_rows["value"].isna().all()  # no test against itself
+
+
+def test_perquery_topic_p_values_with_the_population_sd_of_rmit_trisk(capsys, coll):
+    """Issue 16, item 7: --topic-sd population divides s_x by c, as rmit-ir/trisk does."""
+    argv = ["eval", "--qrels", str(coll / "qrels.txt"), "--measure", "AP", "--alpha", "3", "--baseline", "a",
+            "--perquery", "--no-zrisk", str(coll / "a.run"), str(coll / "b.run")]
+    pq = _csv(capsys, [*argv, "--topic-sd", "population"])
+    pq["qid"] = pq["qid"].astype(str)
+    wide = pq.pivot_table(index=["name", "measure"], columns="qid", values="value")
+    x = weighted(per_topic(coll, "AP", "b"), per_topic(coll, "AP", "a"), 3)
+    p = 2 * stats.t.sf(np.abs(x / x.std(ddof=0)), N_TOPICS - 1)  # rmit-ir/trisk: population sd, c - 1 df
+    topics = [str(q) for q in range(1, N_TOPICS + 1)]
+    row = ("b", "TRisk(AP,alpha=3,baseline='a') T_R p-value")
+    np.testing.assert_allclose(wide.loc[row, topics], p, rtol=1e-9)
+    code, _, err = _run(capsys, [a for a in argv if a != "--perquery"] + ["--topic-sd", "population"])
+    assert code == 2 and "--topic-sd sets the per-topic p-values of --perquery" in err
 
 
 # -- evaluation files as input ---------------------------------------------------------------------------
@@ -359,8 +440,9 @@ def test_evalfiles_give_the_runs_results(capsys, coll):
     assert list(from_files.columns) == list(from_runs.columns)
     pd.testing.assert_frame_equal(from_files, from_runs, rtol=1e-12, atol=1e-12)
     from_runs = _csv(capsys, ["eval", *options, "--measure", GDEVAL_NDCG5, *runs])
-    from_files = _csv(capsys, ["eval", *options, "--measure", "nDCG@5", "--evalfile", gd])
-    from_runs.columns = [c.replace(repr(parse_measure(GDEVAL_NDCG5)), "nDCG@5") for c in from_runs.columns]
+    from_files = _csv(capsys, ["eval", *options, "--measure", "nDCG(dcg='exp-log2')@5", "--evalfile", gd])
+    from_runs.columns = [c.replace(repr(parse_measure(GDEVAL_NDCG5)), "nDCG(dcg='exp-log2')@5")
+                         for c in from_runs.columns]
     pd.testing.assert_frame_equal(from_files, from_runs, rtol=1e-12, atol=1e-12)
     code, _, err = _run(capsys, ["eval", "--evalfile", str(coll / "te.txt"), "--measure", "AP", "--baseline",
                                  "zz"])
@@ -368,8 +450,25 @@ def test_evalfiles_give_the_runs_results(capsys, coll):
     code, _, err = _run(capsys, ["eval", "--evalfile", str(coll / "te.txt"), "--measure", "AP", "--format",
                                  "csv"])
     assert code == 0 and "no --qrels: the topic set is the topics of the evaluation files" in err
-    code, _, err = _run(capsys, ["eval", "--evalfile", te, gd, "--measure", "nDCG@5"])
-    assert code == 2 and "differently named file measures" in err  # trec_eval's and gdeval's nDCG differ
+    # both tools' nDCG@5 in the files: nDCG@5 is trec_eval's (gain = label), gdeval's is another measure
+    gd5 = "nDCG(dcg='exp-log2')@5"
+    both = _csv(capsys, ["eval", *options, "--measure", "nDCG@5", gd5, "--evalfile", te, gd])
+    alone = _csv(capsys, ["eval", *options, "--measure", "nDCG@5", "--evalfile", te])
+    pd.testing.assert_frame_equal(both[alone.columns], alone)
+    assert (both["nDCG@5"] != both[gd5]).any()  # graded labels: the two differ
+    lines = (coll / "gd.csv").read_text().splitlines(True)
+    (coll / "gd_only_b.csv").write_text("".join(x for x in lines if not x.startswith(("a,", "c,", "d,"))))
+    te_acd = coll / "te_acd.txt"
+    _trec_eval_file(coll, te_acd, ("a", "c", "d"), {"ndcg_cut_5": "nDCG@5"})
+    code, _, err = _run(capsys, ["eval", "--evalfile", str(te_acd), str(coll / "gd_only_b.csv"), "--measure",
+                                 "nDCG@5"])
+    assert code == 2 and "run(s) 'b' have it only in another definition" in err
+    # issue 14, item 3: a trec_eval name never selects gdeval's values; the error says how to ask for them
+    code, _, err = _run(capsys, ["eval", "--evalfile", gd, "--measure", "ndcg_cut_5", "--qrels",
+                                 str(coll / "qrels.txt")])
+    assert code == 2 and len(err.strip().splitlines()) == 1
+    assert "the evaluation files hold nDCG(dcg='exp-log2')@5 (gdeval's nDCG, gain 2^label - 1)" in err
+    assert """--measure "nDCG(dcg='exp-log2')@5\"""" in err
     with pytest.raises(SystemExit) as e:
         main(["eval", "--qrels", str(coll / "qrels.txt"), runs[0], "--evalfile", str(coll / "te.txt")])
     assert e.value.code == 2 and "not both" in capsys.readouterr().err
@@ -391,7 +490,10 @@ def test_trec7_reference_gdeval_file_equals_the_runs(capsys):
     base = "stem-stop_BM25b0.75_1"
     options = ["--qrels", str(root / "qrels.adhoc.351-400.txt"), "--measure", "nDCG@20", "--alpha", "0", "5",
                "--baseline", base]
-    files = _csv(capsys, ["eval", *options, "--evalfile", str(root / "reference_eval" / "gdeval_c.csv")])
+    gdeval = str(root / "reference_eval" / "gdeval_c.csv")
+    gd20 = "nDCG(dcg='exp-log2')@20"  # gdeval's nDCG: on TREC-7's binary labels trec_eval's nDCG@20 too
+    files = _csv(capsys, ["eval", *options[:3], gd20, *options[4:], "--evalfile", gdeval])
+    files.columns = [c.replace(gd20, "nDCG@20") for c in files.columns]
     runs_pq = _csv(capsys, ["eval", *options, str(root / "runs"), "--perquery"])
     runs = _csv(capsys, ["eval", *options, str(root / "runs")]).set_index("run")
     files = files.set_index("run").loc[runs.index]

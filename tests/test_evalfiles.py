@@ -17,6 +17,7 @@ from conftest import data_path
 from ir_measures import AP, ERR, P, nDCG
 
 import pyterrier_risk as pr
+from pyterrier_risk import parse_measure
 from pyterrier_risk.data import EVAL_COLUMNS, eval_matrix, read_eval_file, read_gdeval, read_trec_eval
 
 
@@ -37,6 +38,7 @@ BM25_SUMMARY = {"num_q": "2", "map": "0.1562", "gm_map": "0.1250", "P_10": "0.20
 QL = {"401": {"map": "0.3000", "P_10": "0.5000", "ndcg_cut_20": "0.5000"},
       "403": {"map": "0.1000", "P_10": "0.0000", "ndcg_cut_20": "0.0000"}}
 
+GD20, GD10 = "nDCG(dcg='exp-log2')@20", "nDCG(dcg='exp-log2')@10"  # gdeval's ndcg@k, by definition
 GDEVAL = """runid,topic,ndcg@20,err@20
 bm25,401,0.41230,0.15536
 bm25,402,0.15000,0.06261
@@ -142,8 +144,8 @@ def test_gdeval_per_topic_values_amean_dropped(tmp_path):
     frame = read_gdeval(write(tmp_path, "bm25.csv", GDEVAL))
     assert list(frame.columns) == list(EVAL_COLUMNS)
     assert frame[["name", "qid", "measure", "value", "file_measure"]].values.tolist() == [
-        ["bm25", "401", "nDCG@20", 0.4123, "ndcg@20"], ["bm25", "401", "ERR@20", 0.15536, "err@20"],
-        ["bm25", "402", "nDCG@20", 0.15, "ndcg@20"], ["bm25", "402", "ERR@20", 0.06261, "err@20"],
+        ["bm25", "401", GD20, 0.4123, "ndcg@20"], ["bm25", "401", "ERR@20", 0.15536, "err@20"],
+        ["bm25", "402", GD20, 0.15, "ndcg@20"], ["bm25", "402", "ERR@20", 0.06261, "err@20"],
     ]
     assert read_gdeval(write(tmp_path, "b.csv", GDEVAL), "ndcg@20")["value"].tolist() == [0.4123, 0.15]
     assert read_gdeval(write(tmp_path, "c.csv", GDEVAL), ERR @ 20)["value"].tolist() == [0.15536, 0.06261]
@@ -153,12 +155,12 @@ def test_gdeval_concatenated_outputs_and_k_column(tmp_path):
     text = GDEVAL + GDEVAL_QL + GDEVAL.replace("@20", "@10")
     frame = read_gdeval(write(tmp_path, "all.csv.gz", text, gz=True, encoding="utf-8-sig", newline="\r\n"))
     assert list(dict.fromkeys(frame["name"])) == ["bm25", "ql"]
-    assert sorted(set(frame["measure"])) == ["ERR@10", "ERR@20", "nDCG@10", "nDCG@20"]
+    assert sorted(set(frame["measure"])) == ["ERR@10", "ERR@20", GD10, GD20]
     derived = "run,k,topic,ndcg@k,err@k\nbm25,10,401,0.5,0.1\nbm25,20,401,0.4,0.2\nbm25,20,amean,0.4,0.2\n"
     frame = read_gdeval(write(tmp_path, "derived.csv", derived))
     assert frame[["measure", "value", "file_measure"]].values.tolist() == [
-        ["nDCG@10", 0.5, "ndcg@10"], ["ERR@10", 0.1, "err@10"],
-        ["nDCG@20", 0.4, "ndcg@20"], ["ERR@20", 0.2, "err@20"],
+        [GD10, 0.5, "ndcg@10"], ["ERR@10", 0.1, "err@10"],
+        [GD20, 0.4, "ndcg@20"], ["ERR@20", 0.2, "err@20"],
     ]
 
 
@@ -196,7 +198,7 @@ def test_read_eval_file_tells_the_formats_apart(tmp_path):
 def test_eval_matrix_qrels_and_intersection_modes(tmp_path):
     frames = [read_gdeval(write(tmp_path, "a.csv", GDEVAL)), read_gdeval(write(tmp_path, "b.csv", GDEVAL_QL))]
     with pytest.warns(pr.TopicPolicyWarning) as caught:
-        union = eval_matrix(frames, "nDCG@20")
+        union = eval_matrix(frames, "ndcg@20")
     assert list(union.columns) == ["401", "402", "403"] and list(union.index) == ["bm25", "ql"]
     assert union.to_numpy().tolist() == [[0.4123, 0.15, 0.0], [0.5, 0.0, 0.0]]
     assert [str(w.message).split(" of ")[0] for w in caught] == ["system 'bm25' has no results for 1",
@@ -211,24 +213,44 @@ def test_eval_matrix_qrels_and_intersection_modes(tmp_path):
     ]
     assert qrels.to_numpy().tolist() == [[0.15536, 0.06261, 0.0], [0.2, 0.0, 0.0]]
     with pytest.warns(pr.TopicPolicyWarning, match="intersection mode: 2 of the 3 qrels topics are left out"):
-        common = eval_matrix(frames, "nDCG@20", mode="intersection")
+        common = eval_matrix(frames, "ndcg@20", mode="intersection")
     assert common.to_numpy().tolist() == [[0.4123], [0.5]]
     with pytest.raises(ValueError, match="unknown topic mode 'union'"):
-        eval_matrix(frames, "nDCG@20", mode="union")
+        eval_matrix(frames, "ndcg@20", mode="union")
 
 
 def test_eval_matrix_refuses_mixed_definitions_and_duplicates(tmp_path):
     gd = read_gdeval(write(tmp_path, "a.csv", GDEVAL))
     te = read_trec_eval(write(tmp_path, "t.txt", trec_eval_lines("QL", QL, {})))
-    mixed = r"'nDCG@20' comes from differently named file measures \('ndcg@20' for bm25; 'ndcg_cut_20' for QL"
-    with pytest.raises(ValueError, match=mixed):
+    # gdeval's nDCG (gain 2^label - 1) and trec_eval's (gain = label) are two measures, never mixed
+    with pytest.raises(ValueError, match=r"run\(s\) 'bm25' have it only in another definition: "
+                                         r"nDCG\(dcg='exp-log2'\)@20 \(gdeval's nDCG"):
         eval_matrix([gd, te], "nDCG@20")
+    with pytest.raises(ValueError, match=r"run\(s\) 'QL' have it only in another definition: nDCG@20 "):
+        eval_matrix([gd, te], "ndcg@20")
     with pytest.raises(ValueError, match=r"run 'bm25' has two values of 'ERR@20' for topic '401'"):
         eval_matrix([gd, gd], "ERR@20")
     with pytest.raises(ValueError, match=r"the frames lack the column\(s\) \['value'\]"):
         eval_matrix(gd.drop(columns="value"), "ERR@20")
     with pytest.raises(ValueError, match=r"eval_matrix: no measure 'AP'"):
         eval_matrix(gd, AP)
+
+
+@pytest.mark.parametrize("request_", ["ndcg_cut_20", "nDCG@20", nDCG @ 20])
+def test_a_trec_eval_name_does_not_select_gdeval_values(tmp_path, request_):
+    """Issue 14, item 3: one name, one definition; the refusal says what the file holds and how to ask."""
+    gd = read_gdeval(write(tmp_path, "gd.csv", GDEVAL))
+    message = (r"no measure '(ndcg_cut_20|nDCG@20)' \(found: nDCG\(dcg='exp-log2'\)@20, ERR@20\); the file's "
+               r"nDCG\(dcg='exp-log2'\)@20 \(gdeval's nDCG, gain 2\^label - 1\) is not nDCG@20 \(trec_eval's "
+               r"ndcg_cut, gain = label\): ask for nDCG\(dcg='exp-log2'\)@20 to use it$")
+    with pytest.raises(ValueError, match=message):
+        eval_matrix(gd, request_)
+    for asked in (GD20, "ndcg@20", parse_measure(GD20)):  # the definition, by its name or gdeval's spelling
+        assert eval_matrix(gd, asked).to_numpy().tolist() == [[0.4123, 0.15]]
+    te = read_trec_eval(write(tmp_path, "t.txt", trec_eval_lines("QL", QL, {})))
+    with pytest.raises(ValueError, match=r"the file's nDCG@20 \(trec_eval's ndcg_cut, gain = label\) is not "
+                                         r"nDCG\(dcg='exp-log2'\)@20 .*: ask for nDCG@20 to use it$"):
+        eval_matrix(te, GD20)
 
 
 def test_eval_matrix_takes_pt_experiment_perquery_frames():
@@ -241,7 +263,7 @@ def test_eval_matrix_takes_pt_experiment_perquery_frames():
 
 # -- real data: TREC-7, reference gdeval -c per-topic output vs the 19 runs ---------------------------
 GAINS = {0: 0, 1: 1, 2: 3, 3: 7, 4: 15}  # gdeval's 2^label - 1 (TREC-7 labels are 0/1)
-MEASURES = {"nDCG@20": nDCG(gains=GAINS) @ 20, "ERR@20": ERR @ 20, "nDCG@10": nDCG(gains=GAINS) @ 10}
+MEASURES = {GD20: nDCG(gains=GAINS) @ 20, "ERR@20": ERR @ 20, GD10: nDCG(gains=GAINS) @ 10}
 BASELINE = "stem-stop_BM25b0.75_1"
 ALPHAS = (0, 1, 5, 10)
 HALF_UNIT = 5e-6  # gdeval prints 5 decimals
@@ -327,7 +349,7 @@ def test_trec7_risk_from_reference_file_equals_risk_from_runs(trec7, measure):
 def test_trec7_qrels_mode_means_are_gdeval_c_amean(trec7):
     reference, amean, _, qrels, _ = trec7
     for k in (10, 20):
-        for col, measure in (("ndcg@k", f"nDCG@{k}"), ("err@k", f"ERR@{k}")):
+        for col, measure in (("ndcg@k", f"nDCG(dcg='exp-log2')@{k}"), ("err@k", f"ERR@{k}")):
             matrix = eval_matrix(reference, measure, topics=qrels)
             printed = amean[amean["k"] == k].set_index("run")[col]
             # amean is the exact mean printed to 5 decimals; our mean is over values printed to 5 decimals
@@ -352,25 +374,25 @@ def test_trec7_intersection_mode_is_gdeval_without_c(trec7):
     run_irm = holey.rename(columns={"qid": "query_id", "docno": "doc_id"})
     kept = set(holey["qid"])
     # per-topic output as an evaluation tool prints it for the holey run: only the topics it has
-    calc = ir_measures.iter_calc([MEASURES["nDCG@20"]], qrels_irm, run_irm)
-    values = [("holey", m.query_id, "nDCG@20", float(m.value)) for m in calc if m.query_id in kept]
+    calc = ir_measures.iter_calc([MEASURES[GD20]], qrels_irm, run_irm)
+    values = [("holey", m.query_id, GD20, float(m.value)) for m in calc if m.query_id in kept]
     frame = pd.DataFrame(values, columns=["name", "qid", "measure", "value"])
-    ref = eval_matrix(reference, "nDCG@20").loc["stem-stop_DFIC_6"]
+    ref = eval_matrix(reference, GD20).loc["stem-stop_DFIC_6"]
     gdeval_without_c = ref[sorted(kept)].mean()
     gdeval_c = ref[sorted(kept)].sum() / 50
     with pytest.warns(pr.TopicPolicyWarning, match="8 of the 50 qrels topics are left out"):
-        inter = eval_matrix(frame, "nDCG@20", topics=qrels, mode="intersection")
+        inter = eval_matrix(frame, GD20, topics=qrels, mode="intersection")
     assert inter.shape == (1, 42)
     assert inter.loc["holey"].mean() == pytest.approx(gdeval_without_c, abs=HALF_UNIT)
     with pytest.warns(pr.TopicPolicyWarning, match="no results for 8 of the 50 qrels topics; they score 0"):
-        full = eval_matrix(frame, "nDCG@20", topics=qrels)
+        full = eval_matrix(frame, GD20, topics=qrels)
     assert full.loc["holey"].mean() == pytest.approx(gdeval_c, abs=HALF_UNIT)
     # with the full baseline, intersection keeps the topics both have: URisk over those 42 topics
-    both = pd.concat([frame, eval_matrix(reference, "nDCG@20").loc[[BASELINE]].stack().rename("value")
-                      .reset_index().assign(measure="nDCG@20")], ignore_index=True)
+    both = pd.concat([frame, eval_matrix(reference, GD20).loc[[BASELINE]].stack().rename("value")
+                      .reset_index().assign(measure=GD20)], ignore_index=True)
     with pytest.warns(pr.TopicPolicyWarning, match="system 'holey' lacks 8"):
-        pair = eval_matrix(both, "nDCG@20", topics=qrels, mode="intersection")
-    base = eval_matrix(reference, "nDCG@20").loc[BASELINE, sorted(kept)]
+        pair = eval_matrix(both, GD20, topics=qrels, mode="intersection")
+    base = eval_matrix(reference, GD20).loc[BASELINE, sorted(kept)]
     expected = pr.urisk(ref[sorted(kept)], base, 5)
     got = pr.urisk(pair.loc["holey"], pair.loc[BASELINE], 5)
     assert got == pytest.approx(expected, abs=6 * 2 * HALF_UNIT)

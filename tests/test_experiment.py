@@ -75,11 +75,11 @@ def test_ordinary_columns_unchanged_and_risk_columns_added():
     pd.testing.assert_frame_equal(ours[theirs.columns], theirs)
     extra = [c for c in ours.columns if c not in theirs.columns]
     assert extra == [
-        "URisk(AP,alpha=5)",
-        "TRisk(nDCG@5)",
-        "TRisk(nDCG@5) p-value",
-        "TRisk(nDCG@5) reject",  # correction= covers the TRisk p-values too (issue 11)
-        "TRisk(nDCG@5) p-value corrected",
+        "URisk(AP,alpha=5,baseline='bm25')",  # named by the baseline it was computed against (issue 16)
+        "TRisk(nDCG@5,baseline='bm25')",
+        "TRisk(nDCG@5,baseline='bm25') p-value",
+        "TRisk(nDCG@5,baseline='bm25') reject",  # correction= covers the TRisk p-values too (issue 11)
+        "TRisk(nDCG@5,baseline='bm25') p-value corrected",
         "URisk(AP,baseline='mean')",
         "ZRisk(AP,alpha=1)",
         "GeoRisk(AP,alpha=1)",
@@ -88,13 +88,14 @@ def test_ordinary_columns_unchanged_and_risk_columns_added():
     ours = ours.set_index("name")
     for i, n in enumerate(NAMES):
         d = ap[i] - ap[0]
-        assert ours.loc[n, "URisk(AP,alpha=5)"] == pytest.approx(np.mean(np.where(d < 0, 6 * d, d)))
+        urisk5 = ours.loc[n, "URisk(AP,alpha=5,baseline='bm25')"]
+        assert urisk5 == pytest.approx(np.mean(np.where(d < 0, 6 * d, d)))
         assert ours.loc[n, "URisk(AP,baseline='mean')"] == pytest.approx(np.mean(ap[i] - ap.mean(axis=0)))
         if i:  # TRisk at alpha = 0 is the paired t-test against the baseline system
             t = stats.ttest_rel(nd[i], nd[0])
-            assert ours.loc[n, "TRisk(nDCG@5)"] == pytest.approx(t.statistic)
-            assert ours.loc[n, "TRisk(nDCG@5) p-value"] == pytest.approx(t.pvalue)
-    assert np.isnan(ours.loc["bm25", "TRisk(nDCG@5)"])  # the baseline against itself
+            assert ours.loc[n, "TRisk(nDCG@5,baseline='bm25')"] == pytest.approx(t.statistic)
+            assert ours.loc[n, "TRisk(nDCG@5,baseline='bm25') p-value"] == pytest.approx(t.pvalue)
+    assert np.isnan(ours.loc["bm25", "TRisk(nDCG@5,baseline='bm25')"])  # the baseline against itself
     np.testing.assert_allclose(ours["ZRisk(AP,alpha=1)"], pr.zrisk(ap, 1.0))
     np.testing.assert_allclose(ours["GeoRisk(AP,alpha=1)"], pr.georisk(ap, 1.0))
 
@@ -746,14 +747,16 @@ def test_correction_covers_the_trisk_p_values_as_statsmodels(method):
     res = pr.Experiment(runs, TOPICS, QRELS, [AP, *risk], baseline="a", correction=method,
                         correction_alpha=0.2)
     for m in risk:
-        col = f"{m!r} p-value"
-        assert list(res.columns).index(f"{m!r} p-value corrected") == list(res.columns).index(col) + 2
+        named = m(baseline="a") if m.baseline is None else m  # the column names the baseline used
+        col = f"{named!r} p-value"
+        assert list(res.columns).index(f"{named!r} p-value corrected") == list(res.columns).index(col) + 2
         known = res[col].notna()
         assert known.sum() == (5 if m.baseline is None else 6)  # the baseline system is not a test
         reject, corrected = multipletests(res.loc[known, col], alpha=0.2, method=method)[:2]
         np.testing.assert_allclose(res.loc[known, f"{col} corrected"], corrected, rtol=1e-12)
-        assert list(res.loc[known, f"{m!r} reject"]) == list(reject)
-        assert res.loc[~known, f"{col} corrected"].isna().all() and not res.loc[~known, f"{m!r} reject"].any()
+        assert list(res.loc[known, f"{named!r} reject"]) == list(reject)
+        assert res.loc[~known, f"{col} corrected"].isna().all()
+        assert not res.loc[~known, f"{named!r} reject"].any()
 
 
 def test_correction_of_trisk_needs_no_experiment_baseline():

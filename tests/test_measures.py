@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import warnings
 
 import ir_measures
@@ -374,3 +375,39 @@ def test_integral_float_cutoff_of_the_base_is_canonical():
     assert repr(pr.URisk(ir_measures.IPrec @ 1.0)) == "URisk(IPrec@1.0)"  # a float parameter stays float
     with pytest.raises(ValueError, match=r"invalid base measure P@2.5: invalid param cutoff=2.5"):
         pr.URisk(P @ 2.5)  # ir_measures' own check, now rather than when evaluating
+
+
+# -- alpha in a measure name: the core's check, as --alpha (issue 14) -------------------------------------
+
+@pytest.mark.parametrize("text", ["TRisk(AP,alpha=nan)", "TRisk(AP,alpha=inf)", "URisk(AP,alpha=-inf)",
+                                  "URisk(AP,alpha=NaN)", "ZRisk(AP,alpha=1e309)"])
+def test_non_finite_alpha_in_a_name_is_refused_by_the_alpha_check(text):
+    with pytest.raises(ValueError, match=r"alpha must be a finite number >= 0 \(the risk sensitivity\), got "
+                                         r"(nan|inf|-inf)$"):
+        parse_measure(text)
+
+
+def test_huge_finite_alpha_in_a_name_passes_every_check():
+    from pyterrier_risk.measures._checks import parameter_problems
+
+    measure = parse_measure("TRisk(AP,alpha=1e308)")
+    assert measure.alpha == 1e308 and list(parameter_problems(measure)) == []
+    # other parameters keep the overflow guard, with a message that says what is wrong
+    gains = parse_measure("nDCG(gains={0:0,1:1e308})@5")
+    assert list(parameter_problems(gains)) == [
+        "nDCG(gains={1:1e+308})@5: gains={0: 0, 1: 1e+308} is too large (2^1023 or more: its sums "
+        "overflow float64)"]
+    with pytest.raises(ValueError, match=r"baseline=BM25 is not a value \(a number, or a name in quotes: "
+                                         r"baseline='BM25'\)"):
+        parse_measure("URisk(AP,baseline=BM25)")
+
+
+def test_dataframe_baseline_is_named_by_its_run_name():
+    """Issue 16: an external run read by pr.read_run shows its name, not only a digest."""
+    named = BASE.assign(name="bm25")
+    m = pr.URisk(AP, alpha=5, baseline=named)
+    assert re.fullmatch(r"URisk\(AP,alpha=5,baseline='<run bm25 [0-9a-f]{8}>'\)", repr(m))
+    assert m != pr.URisk(AP, alpha=5, baseline=named.assign(score=named["score"] * 2 + 1))  # content counts
+    assert re.fullmatch(r"URisk\(AP,baseline='<run [0-9a-f]{8}>'\)", repr(pr.URisk(AP, baseline=BASE)))
+    for odd in ("it's", " "):  # a name that would break the quoted name is left out
+        assert "<run " + odd not in repr(pr.URisk(AP, baseline=BASE.assign(name=odd)))

@@ -1,6 +1,7 @@
 """Tables as Markdown, LaTeX and CSV (pyterrier_risk.reporting._tables.write_table)."""
 
 import io
+import math
 
 import numpy as np
 import pandas as pd
@@ -174,7 +175,8 @@ def test_bold_marks_the_best_value_of_each_column(results):
     assert not any("**" in c for c in p_cells)
     urisk = _column(text, "URisk(nDCG@20,alpha=1)")
     assert urisk[0] == "0.0000" and urisk[1] == "**0.0200**"
-    assert "Best value per column in bold; lower is better for nDCG@20 -, Losses." in text
+    assert ("Best value per column in bold; lower is better for nDCG@20 -, Losses; the baseline's URisk "
+            "against itself (0 by definition) is not ranked.") in text
 
 
 def test_bold_options(results):
@@ -324,7 +326,7 @@ def test_long_layout_keeps_bold_and_marks_per_measure_and_alpha(results):
     wide = write_table(results, bold=True, significance=True)
     for alpha in ("1", "5"):
         assert [trisk[(s, alpha)] for s in SYSTEMS] == _column(wide, f"TRisk(nDCG@20,alpha={alpha})")
-    assert "Best value per measure, α and column in bold; lower is better for value -, Losses." in text
+    assert "Best value per measure, α and column in bold; lower is better for value -, Losses; " in text
 
 
 def test_transposed_layout(results):
@@ -389,3 +391,66 @@ def test_an_experiment_table_end_to_end():
 from pyterrier_risk import Experiment as pr_Experiment  # noqa: E402
 from pyterrier_risk import TRisk as pr_TRisk  # noqa: E402
 from pyterrier_risk import URisk as pr_URisk  # noqa: E402
+
+# -- markers derived from the printed numbers (issue 14) --------------------------------------------------
+
+_VALUES = st.one_of(st.sampled_from([0.1, 0.25, 0.0, 0.04996, 0.05, 0.0500049]), st.floats(0, 1))
+
+
+def _printed(cell: str) -> float:
+    text = cell.replace("**", "").replace("†", "").strip()
+    return float(text) if text else math.nan
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(2, 6).flatmap(lambda n: st.tuples(
+    st.lists(st.tuples(*[_VALUES] * 5, st.integers(0, 3)), min_size=n, max_size=n),
+    st.sampled_from([0.01, 0.05, 0.1]), st.sampled_from([".2f", ".3f", ".4f"]))))
+def test_bold_and_marks_are_computed_from_the_printed_numbers(case):
+    """Bold: the best printed value by the column's direction; †: exactly the printed p <= level cells.
+
+    The baseline (row 0) competes in the base-measure columns; only in URisk, whose value against
+    itself is 0 by definition, it is left out (its TRisk p-value is blank).
+    """
+    rows, level, fmt = case
+    n = len(rows)
+    u, t = "URisk(nDCG@20,alpha=5)", "TRisk(nDCG@20,alpha=5)"
+    df = pd.DataFrame({
+        "name": [f"s{i}" for i in range(n)],
+        "nDCG@20": [r[0] for r in rows],
+        "nDCG@20 p-value": [math.nan] + [r[1] for r in rows[1:]],
+        u: [0.0] + [r[2] - 0.5 for r in rows[1:]],
+        t: [math.nan] + [10 * (r[3] - 0.5) for r in rows[1:]],
+        f"{t} p-value": [math.nan] + [r[4] for r in rows[1:]],
+        "Losses": [float(r[5]) for r in rows],
+    })
+    text = write_table(df, bold=True, significance=True, level=level, floatfmt=fmt)
+    assert "Best value per column in bold" in text
+    printed = {c: [_printed(x) for x in _column(text, c)] for c in df.columns if c != "name"}
+    competing = {c: [True] * n for c in ("nDCG@20", t, "Losses")}
+    competing[u] = [not math.isnan(p) for p in printed[f"{t} p-value"]]
+    for column, who in competing.items():
+        values = [v for v, ok in zip(printed[column], who, strict=True) if ok and not math.isnan(v)]
+        best = (min if column == "Losses" else max)(values) if len(values) >= 2 else None
+        expected = [ok and best is not None and v == best for v, ok in zip(printed[column], who, strict=True)]
+        assert [c.startswith("**") for c in _column(text, column)] == expected, column
+    for column, p_column in (("nDCG@20", "nDCG@20 p-value"), (u, f"{t} p-value"), (t, f"{t} p-value")):
+        assert [c.endswith("†") for c in _column(text, column)] == [p <= level for p in printed[p_column]]
+    for p_column in ("nDCG@20 p-value", f"{t} p-value"):
+        assert not any("**" in c or "†" in c for c in _column(text, p_column))
+
+
+def test_bold_base_measure_keeps_the_baseline_in_the_contest():
+    """Issue 14, item 1: with a p-value column, the baseline's base-measure value is still ranked."""
+    df = pd.DataFrame({"name": ["base", "a", "b"], "AP": [0.1137, 0.0512, 0.0547],
+                       "AP p-value": [math.nan, 0.0003, 0.0004],
+                       "URisk(AP,baseline='base')": [0.0, -0.0625, -0.0590],
+                       "TRisk(AP,baseline='base')": [math.nan, -3.88, -3.76],
+                       "TRisk(AP,baseline='base') p-value": [math.nan, 0.0003, 0.0004]})
+    text = write_table(df, bold=True, significance=True)
+    assert _column(text, "AP") == ["**0.1137**", "0.0512†", "0.0547†"]
+    assert _column(text, "URisk(AP,baseline='base')") == ["0.0000", "-0.0625†", "**-0.0590**†"]
+    assert "the baseline's URisk against itself (0 by definition) is not ranked" in text
+    # no risk column against the baseline: the caption does not claim an exception
+    plain = write_table(df[["name", "AP", "AP p-value"]], bold=True, significance=True)
+    assert "not ranked" not in plain and _column(plain, "AP")[0] == "**0.1137**"

@@ -21,6 +21,7 @@ from pyterrier_risk.core import (
     trisk,
     urisk,
 )
+from pyterrier_risk.core._significance import DEFAULT_NULL
 
 RNG = np.random.default_rng(11)
 # statsmodels' Sidak corrections warn on p = 1 (log1p(-1)); ours do not
@@ -142,7 +143,8 @@ def test_adjust_bad_input(p, method, match):
 def test_exact_enumeration_equals_brute_force(alpha, statistic, alternative):
     s, b = _pair(9, seed=alpha + 3)
     t, p, null_mean = _brute_force(s, b, alpha, statistic, alternative)
-    r = randomization_test(s, b, alpha=alpha, n_resamples=512, statistic=statistic, alternative=alternative)
+    r = randomization_test(s, b, alpha=alpha, n_resamples=512, statistic=statistic, alternative=alternative,
+                           null="exchangeable")
     assert isinstance(r, RandomizationResult)
     assert r.exact and r.n_resamples == 512 and r.n_topics == 9
     assert r.statistic == pytest.approx(t, rel=1e-12)
@@ -186,7 +188,7 @@ def test_one_sided_equals_scipy_permutation_test(alpha, alternative):
 
     ref = stats.permutation_test((s, b), statistic, permutation_type="samples", alternative=alternative,
                                  n_resamples=np.inf)
-    r = randomization_test(s, b, alpha=alpha, n_resamples=2**11, alternative=alternative)
+    r = randomization_test(s, b, alpha=alpha, n_resamples=2**11, alternative=alternative, null="exchangeable")
     assert r.exact
     assert r.p_value == pytest.approx(ref.pvalue, abs=1e-12)
 
@@ -205,13 +207,15 @@ def test_urisk_null_is_affine_in_the_mean_difference():
     s, b = _pair(10, seed=8)
     d = s - b
     for alternative in ("greater", "less"):
-        p0 = randomization_test(s, b, alpha=0, n_resamples=1024, alternative=alternative).p_value
+        def p(alpha, alternative=alternative):
+            return randomization_test(s, b, alpha=alpha, n_resamples=1024, alternative=alternative,
+                                      null="exchangeable").p_value
+
         for alpha in (1, 5):
-            assert randomization_test(s, b, alpha=alpha, n_resamples=1024,
-                                      alternative=alternative).p_value == pytest.approx(p0, abs=1e-15)
-    r5 = randomization_test(s, b, alpha=5, n_resamples=1024)
+            assert p(alpha) == pytest.approx(p(0), abs=1e-15)
+    r5 = randomization_test(s, b, alpha=5, n_resamples=1024, null="exchangeable")
     assert r5.null_mean == pytest.approx(-2.5 * np.abs(d).mean(), rel=1e-12)
-    assert r5.p_value != randomization_test(s, b, alpha=0, n_resamples=1024).p_value
+    assert r5.p_value != randomization_test(s, b, alpha=0, n_resamples=1024, null="exchangeable").p_value
 
 
 def test_random_resampling_is_seeded_and_close_to_exact():
@@ -372,7 +376,7 @@ def test_randomization_pairs_share_flips_and_equal_the_single_test(multitest):
     m = _matrix(k=4, c=25)
     out = compare_systems(m, alpha=1, n_resamples=2000, seed=4, correction="fdr_bh", level=0.1)
     assert out.attrs == {"test": "randomization", "alpha": 1.0, "correction": "fdr_bh", "level": 0.1,
-                         "n_resamples": 2000, "exact": False, "statistic": "urisk", "null": "exchangeable"}
+                         "n_resamples": 2000, "exact": False, "statistic": "urisk", "null": DEFAULT_NULL}
     for row in out.itertuples():
         a, b = m.loc[row.system_a], m.loc[row.system_b]
         single = randomization_test(a, b, alpha=1, n_resamples=2000, seed=4)
@@ -395,7 +399,7 @@ def test_randomization_pairs_exact_equal_brute_force():
     assert list(out["system_a"]) == [0, 0, 1] and list(out["system_b"]) == [1, 2, 2]
     assert out.attrs["exact"] and out.attrs["n_resamples"] == 256
     for row in out.itertuples():
-        _, p, _ = _brute_force(m.iloc[row.system_a], m.iloc[row.system_b], 2)
+        _, p, _ = _brute_force(m.iloc[row.system_a], m.iloc[row.system_b], 2, null=DEFAULT_NULL)
         assert row.p_value == pytest.approx(p, abs=1e-15)
 
 
@@ -457,3 +461,56 @@ def test_compare_needs_two_systems_and_topics():
         compare_systems(np.ones((3, 1)))
     with pytest.raises(ValueError, match="NaN"):
         compare_systems(np.array([[0.1, np.nan], [0.2, 0.3]]))
+
+
+# -- one default null, from one source (issue 14, item 6) -------------------------------------------------
+
+def test_every_randomization_test_reads_the_one_default_null():
+    """randomization_test, compare_systems, Experiment's risk test and the command: DEFAULT_NULL."""
+    import argparse
+    import inspect
+
+    from pyterrier_risk.cli._args import add_eval_arguments
+    from pyterrier_risk.experiment._experiment import Experiment
+    from pyterrier_risk.experiment._riskeval import RiskTest
+
+    assert DEFAULT_NULL == "symmetric"  # the null of URisk = 0, the hypothesis of a risk measure's p-value
+    for func in (randomization_test, compare_systems):
+        assert inspect.signature(func).parameters["null"].default is DEFAULT_NULL
+    assert RiskTest().null == DEFAULT_NULL and RiskTest(null=None).null == DEFAULT_NULL
+    assert inspect.signature(Experiment).parameters["risk_null"].default is None  # None: RiskTest's default
+    parser = argparse.ArgumentParser()
+    add_eval_arguments(parser)
+    assert parser.parse_args([]).null == DEFAULT_NULL
+    with pytest.raises(ValueError, match="unknown randomization null 'z'"):
+        RiskTest(null="z")
+
+
+def test_default_null_gives_one_p_value_in_python_and_in_pairs():
+    """The default null at alpha = 5 is the test of URisk = 0: its null distribution is centred at 0."""
+    m = _matrix(k=3, c=10, seed=3)
+    a, b = m.iloc[0], m.iloc[1]
+    single = randomization_test(a, b, alpha=5, n_resamples=1024)
+    assert single.null == DEFAULT_NULL and abs(single.null_mean) < 1e-12
+    _, p, _ = _brute_force(a, b, 5, null="symmetric")
+    assert single.p_value == pytest.approx(p, abs=1e-15)
+    pairs = compare_systems(m, alpha=5, n_resamples=1024)
+    assert pairs.loc[0, "p_value"] == single.p_value
+    assert single.p_value != randomization_test(a, b, alpha=5, n_resamples=1024, null="exchangeable").p_value
+
+
+def test_risk_test_passes_the_topic_sd_to_the_per_topic_p_values():
+    """Issue 16, item 7: the experiment layer's risk evaluation offers rmit-ir/trisk's population sd."""
+    from pyterrier_risk.experiment._riskeval import RiskTest, tables_from_matrices
+    from pyterrier_risk.measures import TRisk
+
+    m = _matrix(k=2, c=12, seed=5)
+    measure = TRisk("AP", alpha=2, baseline=m.index[0])
+    for sd in ("sample", "population"):
+        test = RiskTest(topic_p_values=True, topic_sd=sd)
+        tables = tables_from_matrices({"AP": m}, [], [measure], None, test)
+        got = tables.risk[0].per_topic[f"{measure!r} T_R p-value"].iloc[1].to_numpy()
+        expected = topic_p_values(trisk(m.iloc[1], m.iloc[0], 2), sd=sd)
+        np.testing.assert_allclose(got, expected, rtol=1e-12)
+    with pytest.raises(ValueError, match="unknown topic_sd 'c'"):
+        RiskTest(topic_sd="c")

@@ -8,7 +8,8 @@ rule, documented in docs/cli.md:
 * ``--measure``, ``--alpha`` and ``--baselines`` take the word after them always, and the words
   after that as long as they are values of the option: a number for ``--alpha``, ``mean``,
   ``median`` or ``max`` for ``--baselines``, and for ``--measure`` a word that does not look like a
-  file name (no ``/``, not an existing file or folder, no extension such as ``.run`` or ``.gz``);
+  file name (not an existing file or folder, no ``/`` unless it is a measure expression such as
+  ``TRisk(AP,baseline='runs/bm25.run')``, no extension such as ``.run`` or ``.gz``);
 * ``--evalfile`` takes every word up to the next option;
 * every other word that is not an option's value is a run.
 
@@ -18,21 +19,27 @@ The options are then handed to argparse one value at a time (``--alpha=5``), and
 from __future__ import annotations
 
 import argparse
-import math
 import os
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..core._significance import DEFAULT_NULL, NULLS
 from ._common import CLIError
 
 __all__ = ["MAX_DECIMALS", "EvalOptions", "add_eval_arguments", "arrange_eval_argv", "check_alphas",
-           "check_decimals", "expand_runs"]
+           "check_decimals", "expand_runs", "integer", "number"]
 
 #: the most decimals ``--round`` accepts
 MAX_DECIMALS = 20
 _FILE_SUFFIX = re.compile(r"\.[A-Za-z][A-Za-z0-9]*$")  # .run, .gz, .res, .txt (not P.10 or IPrec@0.5)
+#: a number as an option value: decimal digits, an optional fraction and exponent, or nan/inf (refused
+#: later, with the option's own message); no spaces, no underscores, no hexadecimal
+_NUMBER = re.compile(r"[-+]?(?:(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?|inf|infinity|nan)", re.IGNORECASE)
+_INTEGER = re.compile(r"[-+]?\d+")
+#: a measure expression such as TRisk(AP,baseline='runs/bm25.run'): a name, parentheses, maybe a cutoff
+_MEASURE_CALL = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\(.*\)(?:@\d+(?:\.\d+)?)?", re.DOTALL)
 _AGGREGATES = ("mean", "median", "max")
 
 
@@ -78,7 +85,7 @@ def _measure_arguments(opt: _Options) -> None:
             help="base measures, ir_measures or trec_eval names, e.g. nDCG@20 ndcg_cut_20 AP "
                  "\"P(rel=2)@10\" \"nDCG(gains={-2:0,0:0,1:1,2:3,3:7,4:15})@20\", or risk measures "
                  "evaluated as given, e.g. \"TRisk(AP,alpha=5,baseline='median')\" (default nDCG@20)")
-    opt.add("--alpha", nargs="+", action="extend", type=float, metavar="A",
+    opt.add("--alpha", nargs="+", action="extend", type=number, metavar="A",
             help="risk-sensitivity values α, finite numbers >= 0 (default 0)")
     opt.add("--baseline", metavar="RUN",
             help="baseline run file (or the name of one of the runs) for URisk/TRisk")
@@ -90,33 +97,40 @@ def _measure_arguments(opt: _Options) -> None:
 def _test_arguments(opt: _Options) -> None:
     opt.add("--test", choices=["t", "randomization"], default="t",
             help="test of TRisk's p-value (and, with --significance, of the base measures): t "
-                 "(Student's t, the default) or randomization (paired sign flips)")
-    opt.add("--null", choices=["symmetric", "exchangeable"], default="symmetric",
-            help="null hypothesis of the randomization tests: symmetric (URisk = 0, TRisk's own; the "
-                 "default) or exchangeable (system and baseline exchangeable on every topic)")
-    opt.add("--resamples", type=int, default=10000, metavar="N",
+                 "(Student's t, the default) or randomization (paired sign flips, under --null)")
+    opt.add("--null", choices=list(NULLS), default=DEFAULT_NULL,
+            help="null hypothesis of every randomization test (--test randomization, --all-pairs): "
+                 "symmetric tests URisk = 0 (TRisk's own H0: the risk-weighted differences are "
+                 "symmetric about 0; their signs are flipped); exchangeable tests that run and baseline "
+                 "are exchangeable on every topic (Fisher's test: the raw differences' signs are flipped, "
+                 f"then losses weighted 1 + α); one test at α = 0 (default {DEFAULT_NULL}, as in Python)")
+    opt.add("--resamples", type=integer, default=10000, metavar="N",
             help="sign flips of a randomization test (default 10000; exact when 2^topics <= N)")
-    opt.add("--seed", type=int, default=0, help="seed of the randomization tests (default 0)")
+    opt.add("--seed", type=integer, default=0, help="seed of the randomization tests (default 0)")
     opt.add("--correction", metavar="METHOD",
             help="multiple-testing correction across runs of every p-value column (statsmodels' names: "
                  "bonferroni, holm, hs, fdr_bh, ...)")
-    opt.add("--level", type=float, default=0.05,
+    opt.add("--level", type=number, default=0.05,
             help="significance level of --correction's reject column and of the marks (default 0.05)")
     opt.add("--all-pairs", action="store_true",
             help="instead of the table, compare every pair of runs (one row per pair, base measure and α)")
     opt.add("--pairs-test", choices=["randomization", "t", "tukey"], default="randomization",
-            help="test of --all-pairs (default randomization; tukey: Tukey's HSD, α = 0 only)")
+            help="test of --all-pairs: randomization (the default, under --null), t (TRisk's t-test "
+                 "of URisk = 0) or tukey (Tukey's HSD with topics as blocks, α = 0 only)")
     opt.add("--perquery", action="store_true",
             help="per-topic values (name, qid, measure, value) instead of the averages, with the "
                  "per-topic p-values of T_R and T_J")
+    opt.add("--topic-sd", choices=["sample", "population"], default="sample",
+            help="s_x of --perquery's per-topic p-values: sample (divides by c - 1, the default) or "
+                 "population (divides by c, as rmit-ir/trisk)")
 
 
 def _output_arguments(opt: _Options) -> None:
     opt.add("--format", choices=["markdown", "csv", "latex"], default=None,
             help="table format (default: from the --output suffix .md/.csv/.tex, else markdown)")
     opt.add("--output", "-o", type=Path, help="write the table to this file instead of stdout")
-    opt.add("--round", type=int, default=4, help=f"decimals in markdown/latex output, 0 to {MAX_DECIMALS} "
-                                                 "(default 4)")
+    opt.add("--round", type=integer, default=4,
+            help=f"decimals in markdown/latex output, 0 to {MAX_DECIMALS} (default 4)")
     opt.add("--layout", choices=["wide", "long", "transposed"], default="wide",
             help="wide (a row per run), long (a row per run, base measure and α) or transposed")
     opt.add("--short-labels", action="store_true",
@@ -152,12 +166,26 @@ def add_eval_arguments(parser: argparse.ArgumentParser) -> EvalOptions:
     return EvalOptions(opt.arity, opt.long)
 
 
+def number(text: str) -> float:
+    """An option's number, parsed strictly (:data:`_NUMBER`): ``5``, ``0.5``, ``1e308``, ``nan``, ``inf``.
+
+    Raises:
+        argparse.ArgumentTypeError: anything else (``1_0``, `` 5``, ``0x10``), named in argparse's error.
+    """
+    if not _NUMBER.fullmatch(text):
+        raise argparse.ArgumentTypeError(f"invalid number: {text!r}")
+    return float(text)
+
+
+def integer(text: str) -> int:
+    """An option's integer, parsed strictly: decimal digits with an optional sign (not ``5.0``, ``1_0``)."""
+    if not _INTEGER.fullmatch(text):
+        raise argparse.ArgumentTypeError(f"invalid integer: {text!r}")
+    return int(text)
+
+
 def _is_number(token: str) -> bool:
-    try:
-        float(token)
-    except ValueError:
-        return False
-    return True
+    return _NUMBER.fullmatch(token) is not None
 
 
 def _is_option(token: str) -> bool:
@@ -165,8 +193,13 @@ def _is_option(token: str) -> bool:
 
 
 def _names_a_file(token: str) -> bool:
-    """A word that is a path: it has a ``/``, or a file or folder of that name exists."""
-    return "/" in token or os.sep in token or os.path.exists(token)
+    """A word that is a path: a file or folder of that name exists, or it has a ``/`` outside a measure.
+
+    ``TRisk(AP,baseline='runs/bm25.run')`` is a measure expression that names a file inside it.
+    """
+    if os.path.exists(token):
+        return True
+    return ("/" in token or os.sep in token) and not _MEASURE_CALL.fullmatch(token)
 
 
 def _takes(option: str, token: str) -> bool:
@@ -278,12 +311,22 @@ def expand_runs(runs: Sequence[str], lists: Sequence[str]) -> list[str]:
 
 
 def check_alphas(alphas: Sequence[float] | None) -> list[float]:
-    """The distinct ``--alpha`` values (default 0), each a finite number ``>= 0``."""
-    alphas = [0.0] if not alphas else alphas
-    bad = [a for a in alphas if not (math.isfinite(a) and a >= 0)]
+    """The distinct ``--alpha`` values (default 0), each checked by the core's ``check_alpha``.
+
+    The check is the one an ``alpha=`` inside a measure goes through, so ``--alpha 1e308`` and
+    ``TRisk(AP,alpha=1e308)`` are accepted alike and ``nan``/``inf``/negative values refused alike.
+    """
+    from ..core._validate import check_alpha
+
+    checked, bad = [], []
+    for a in [0.0] if not alphas else alphas:
+        try:
+            checked.append(check_alpha(a))
+        except (TypeError, ValueError):
+            bad.append(a)
     if bad:
         raise CLIError(f"--alpha values must be finite numbers >= 0, got {' '.join(f'{a:g}' for a in bad)}")
-    return list(dict.fromkeys(float(a) for a in alphas))
+    return list(dict.fromkeys(checked))
 
 
 def check_decimals(decimals: int) -> int:

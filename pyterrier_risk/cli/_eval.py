@@ -20,7 +20,7 @@ from typing import Any
 
 from ..data._trec import ensure_writable_dir
 from ._args import check_alphas, check_decimals, expand_runs
-from ._common import PROG, CLIError
+from ._common import PROG, CLIError, note
 from ._inputs import Inputs, from_evalfiles, from_runs
 
 __all__ = ["run_eval"]
@@ -82,8 +82,10 @@ def _settings(args: Any) -> Settings:
     if args.plots is not None:
         _check_writable(args.plots, "--plots folder")
     correction = _correction(args.correction)
+    if args.topic_sd != "sample" and not args.perquery:
+        raise CLIError("--topic-sd sets the per-topic p-values of --perquery; give --perquery too")
     risk_test = RiskTest(args.test, args.resamples, args.seed, args.null, topic_p_values=bool(args.perquery),
-                         topic_correction=correction)
+                         topic_correction=correction, topic_sd=args.topic_sd)
     return Settings(alphas, correction, risk_test)
 
 
@@ -120,19 +122,21 @@ def _parse_measures(texts: Sequence[str] | None) -> tuple[list[Any], list[Any]]:
     return bases, given_risk
 
 
-def _risk_measures(bases: Sequence[Any], alphas: Sequence[float], baseline: str | None,
-                   aggregates: Sequence[str], n_runs: int, zrisk: bool) -> list[Any]:
-    """The risk measures the options ask for, base by base and α by α."""
+def _risk_measures(bases: Sequence[Any], alphas: Sequence[float], names: list[str], baseline: str | None,
+                   aggregates: Sequence[str], zrisk: bool) -> list[Any]:
+    """The risk measures the options ask for, base by base and α by α (named as Experiment names them)."""
+    from ..experiment._riskeval import named_measure
     from ..measures._risk import GeoRisk, TRisk, URisk, ZRisk
 
+    row = None if baseline is None else names.index(baseline)
     out: list[Any] = []
     for base in bases:
         for a in alphas:
             if baseline is not None:
-                out += [URisk(base, alpha=a, baseline=baseline), TRisk(base, alpha=a, baseline=baseline)]
+                out += [named_measure(m(base, alpha=a), names, row) for m in (URisk, TRisk)]
             for kind in aggregates:
                 out += [URisk(base, alpha=a, baseline=kind), TRisk(base, alpha=a, baseline=kind)]
-        if zrisk and n_runs >= 2:
+        if zrisk and len(names) >= 2:
             out += [m(base, alpha=a) for a in alphas for m in (ZRisk, GeoRisk)]
     return out
 
@@ -148,15 +152,19 @@ def _unique(items: Sequence[Any]) -> list[Any]:
     return list(dict.fromkeys(items))
 
 
-def _with_baseline(given_risk: Sequence[Any], baseline: str | None) -> list[Any]:
-    """A given URisk/TRisk without its own baseline takes ``--baseline`` (an error without one)."""
+def _with_baseline(given_risk: Sequence[Any], names: list[str], baseline: str | None) -> list[Any]:
+    """A given URisk/TRisk without its own baseline takes ``--baseline`` (an error without one).
+
+    It is named with it by the naming rule of Python's Experiment
+    (:func:`~pyterrier_risk.experiment._riskeval.named_measure`).
+    """
+    from ..experiment._riskeval import named_measure
+
     out = []
     for m in given_risk:
-        if m.USES_BASELINE and m.baseline is None:
-            if baseline is None:
-                raise CLIError(f"{m!r} needs a baseline: give --baseline, or baseline=... in the measure")
-            m = m(baseline=baseline)
-        out.append(m)
+        if m.USES_BASELINE and m.baseline is None and baseline is None:
+            raise CLIError(f"{m!r} needs a baseline: give --baseline, or baseline=... in the measure")
+        out.append(named_measure(m, names, None if baseline is None else names.index(baseline)))
     return out
 
 
@@ -199,24 +207,40 @@ def _results(inputs: Inputs, bases: list[Any], risk: list[Any], args: Any, setti
     return table.drop(columns=dropped).rename(columns={"name": "run"})
 
 
-def _pairs(inputs: Inputs, bases: list[Any], args: Any, settings: Settings) -> Any:
+def _pair_settings(bases: Sequence[Any], given_risk: Sequence[Any], alphas: Sequence[float]
+                   ) -> list[tuple[Any, float]]:
+    """The (base measure, α) of each ``--all-pairs`` block.
+
+    The base measures at every ``--alpha``, and each risk measure given in ``--measure`` at its own α
+    (its baseline is not used: in a pair, the second run is the baseline of the first).
+    """
+    settings = [(base, float(a)) for base in bases for a in alphas]
+    settings += [(m.base, m.alpha) for m in given_risk]
+    ignored = [m for m in given_risk if m.USES_BASELINE and m.baseline is not None]
+    if ignored:
+        note(f"--all-pairs compares every pair of runs, each against the other: the baseline of "
+             f"{ignored[0]!r} is not used, only its base measure and α")
+    return _unique(settings)
+
+
+def _pairs(inputs: Inputs, settings_: list[tuple[Any, float]], args: Any, settings: Settings) -> Any:
     """``--all-pairs``: :func:`pyterrier_risk.core.compare_systems` per base measure and α, one table."""
     import pandas as pd
 
     from ..core._significance import compare_systems
 
-    if args.pairs_test == "tukey" and any(a != 0 for a in settings.alphas):
-        raise CLIError("--pairs-test tukey compares mean effectiveness: it takes --alpha 0 only")
+    if args.pairs_test == "tukey" and any(a != 0 for _, a in settings_):
+        raise CLIError("--pairs-test tukey compares mean effectiveness: it takes --alpha 0 only (and risk "
+                       "measures at alpha=0)")
     frames = []
-    for base in bases:
-        for alpha in settings.alphas:
-            try:
-                pairs = compare_systems(inputs.matrices[repr(base)], test=args.pairs_test, alpha=alpha,
-                                        correction=settings.correction, level=args.level,
-                                        n_resamples=args.resamples, seed=args.seed, null=args.null)
-            except ValueError as e:
-                raise CLIError(str(e)) from e
-            frames.append(pairs.assign(measure=repr(base), alpha=alpha))
+    for base, alpha in settings_:
+        try:
+            pairs = compare_systems(inputs.matrices[repr(base)], test=args.pairs_test, alpha=alpha,
+                                    correction=settings.correction, level=args.level,
+                                    n_resamples=args.resamples, seed=args.seed, null=args.null)
+        except ValueError as e:
+            raise CLIError(str(e)) from e
+        frames.append(pairs.assign(measure=repr(base), alpha=alpha))
     table = pd.concat(frames, ignore_index=True)
     return table[["measure", "alpha", *(c for c in table.columns if c not in ("measure", "alpha"))]]
 
@@ -272,12 +296,14 @@ def run_eval(args: Any) -> int:
     else:
         inputs = from_runs(args, evaluated, [*bases, *given_risk], aggregates,
                            expand_runs(args.runs, args.runs_from))
-    given_risk = _with_baseline(given_risk, inputs.baseline)
-    asked = _risk_measures(bases, settings.alphas, inputs.baseline, args.baselines or [], len(inputs.names),
+    if not args.all_pairs:  # in a pair, the second run is the baseline of the first
+        given_risk = _with_baseline(given_risk, inputs.names, inputs.baseline)
+    asked = _risk_measures(bases, settings.alphas, inputs.names, inputs.baseline, args.baselines or [],
                            not args.no_zrisk)
     risk = _unique([*given_risk, *asked])
     if args.all_pairs:
-        table = _pairs(inputs, bases or _unique([m.base for m in given_risk]), args, settings)
+        alphas = settings.alphas if bases or not given_risk else []
+        table = _pairs(inputs, _pair_settings(bases, given_risk, alphas), args, settings)
     else:
         table = _results(inputs, bases, risk, args, settings)
         _check_finite(table, risk, bool(args.perquery))
@@ -285,14 +311,22 @@ def run_eval(args: Any) -> int:
     if args.output is None:
         sys.stdout.write(text)
     if args.plots is not None:
-        base = bases[0] if bases else given_risk[0].base
-        written = _eval_plots(inputs, base, settings.alphas, args.plots)
-        print(f"{PROG}: wrote {len(written)} plots to {args.plots}", file=sys.stderr)
+        measures = _unique([*bases, *(m.base for m in given_risk)])
+        written = [path for m in measures for path in _eval_plots(inputs, m, settings.alphas, args.plots)]
+        print(f"{PROG}: wrote {len(written)} plots for {len(measures)} measure(s) to {args.plots}",
+              file=sys.stderr)
     return 0
 
 
+def _file_part(name: str) -> str:
+    """A run or measure name as part of a file name: runs of other characters become ``_``."""
+    return re.sub(r"[^A-Za-z0-9.@-]+", "_", name).strip("_")
+
+
 def _eval_plots(inputs: Inputs, measure: Any, alphas: Sequence[float], folder: Path) -> list[Path]:
-    """The paper plots: GeoRisk vs α and, against the baseline, risk–gain, helped–hurt and T_J per run.
+    """The paper plots of one base measure, each file name ending with it (``georisk_alpha_AP.png``).
+
+    GeoRisk vs α and, against the baseline, risk–gain, helped–hurt and T_J per run.
 
     GeoRisk is drawn over :func:`~pyterrier_risk.reporting._plots.alpha_grid` (21 even steps to the
     largest α, plus each α asked for), so the cost does not grow with the size of α.
@@ -305,31 +339,30 @@ def _eval_plots(inputs: Inputs, measure: Any, alphas: Sequence[float], folder: P
     from ..reporting import _plots as plots
 
     matrix, baseline, written = inputs.matrices[repr(measure)], inputs.baseline, []
+    tail = _file_part(repr(measure))
 
-    def safe(name: str) -> str:
-        return re.sub(r"[^A-Za-z0-9._-]+", "_", name)
+    def path(stem: str) -> Path:
+        written.append(folder / f"{stem}_{tail}.png")
+        return written[-1]
 
     try:
         if len(matrix) >= 2:
             with np.errstate(over="ignore"):  # (1 + α) · z → -inf at α near 1e308: GeoRisk is then 0
-                plots.plot_georisk_alpha(matrix, plots.alpha_grid(alphas), path=folder / "georisk_alpha.png",
+                plots.plot_georisk_alpha(matrix, plots.alpha_grid(alphas), path=path("georisk_alpha"),
                                          title=f"GeoRisk of {len(matrix)} runs on {measure}")
-            written.append(folder / "georisk_alpha.png")
         if baseline is not None:
             base = matrix.loc[baseline]
             others = [n for n in matrix.index if n != baseline]
             rows = [{"name": n, **risk_reward(matrix.loc[n], base).as_dict()} for n in others]
             if rows:
-                plots.plot_risk_gain(pd.DataFrame(rows), label=None, path=folder / "risk_gain.png",
+                plots.plot_risk_gain(pd.DataFrame(rows), label=None, path=path("risk_gain"),
                                      title=f"Risk–gain of each run against {baseline} on {measure}")
-                written.append(folder / "risk_gain.png")
             for n in others:
                 plots.plot_helped_hurt(matrix.loc[n], base, measure=str(measure), title=f"{n} vs. {baseline}",
-                                       path=folder / f"helped_hurt_{safe(n)}.png")
+                                       path=path(f"helped_hurt_{_file_part(n)}"))
                 tj = {f"α={a:g}": trisk(matrix.loc[n], base, alpha=a).t_j for a in alphas}
-                plots.plot_topic_tj(tj, path=folder / f"topic_tj_{safe(n)}.png",
+                plots.plot_topic_tj(tj, path=path(f"topic_tj_{_file_part(n)}"),
                                     title=f"T_J per topic: {n} vs. {baseline} on {measure}")
-                written += [folder / f"helped_hurt_{safe(n)}.png", folder / f"topic_tj_{safe(n)}.png"]
     except OSError as e:  # the plots name the path in strerror
         raise CLIError(e.strerror or str(e)) from e
     return written

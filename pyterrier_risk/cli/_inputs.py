@@ -9,6 +9,7 @@ Both paths end in :class:`Inputs`: one matrix per base measure, the same runs (r
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 from collections.abc import Iterable, Sequence
@@ -233,6 +234,19 @@ def _aligned(matrices: dict[str, pd.DataFrame], names: list[str], mode: str) -> 
             for m, matrix in matrices.items()}
 
 
+def _evalfile_error(message: str) -> str:
+    """An :func:`~pyterrier_risk.data.eval_matrix` error in the command's words (its options)."""
+    if "absent from the qrels" in message:
+        return f"{message} (--drop-extra-topics ignores them)"
+    found = re.search(r"the file's (\S+) (\(.*\)) is not (.*): ask for \S+ to use it$", message)
+    if message.startswith("eval_matrix: no measure") and found:
+        name, what, asked = found.groups()
+        return (f"{message.split(' (found')[0].replace('eval_matrix: no', 'the evaluation files have no')}: "
+                f"the evaluation files hold {name} {what}, which is not {asked}; ask for it with "
+                f"--measure \"{name}\"")
+    return message.replace("eval_matrix: ", "the evaluation files: ", 1)
+
+
 def from_evalfiles(args: Any, bases: Sequence[Any], aggregates: set[str]) -> Inputs:
     """Per-topic values from evaluation files (``trec_eval -q``, gdeval CSV), under the topic policy."""
     from ..data._evalfiles import eval_matrix
@@ -257,6 +271,5 @@ def from_evalfiles(args: Any, bases: Sequence[Any], aggregates: set[str]) -> Inp
                 matrices[repr(base)] = eval_matrix(frame, repr(base), topics=topics, mode=args.topics,
                                                    on_extra=on_extra)
             except ValueError as e:
-                hint = " (--drop-extra-topics ignores them)" if "absent from the qrels" in str(e) else ""
-                raise CLIError(f"{e}{hint}") from e
+                raise CLIError(_evalfile_error(str(e))) from e
     return Inputs(names, _aligned(matrices, names, args.topics), args.baseline, None)

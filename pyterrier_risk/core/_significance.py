@@ -1,21 +1,30 @@
 r"""Significance tests for risk: randomization test, per-topic p-values, all pairs, multiple testing.
 
-Randomization (sign-flip) test of URisk. With per-topic differences :math:`d_i = s_i - b_i` the
-null hypothesis is that the system and its baseline are exchangeable on every topic, so that each
-:math:`d_i` is as likely to have been :math:`-d_i` (Fisher's randomization test for paired data;
-Smucker, Allan and Carterette, CIKM 2007). A resample flips the signs,
-:math:`d^*_i = f_i d_i` with :math:`f_i = \pm 1`, and recomputes URisk (Wang et al. 2012, eq. 4) on
-the flipped differences, *then* weights the losses:
+Randomization (sign-flip) tests of URisk, under one of two null hypotheses (:data:`NULLS`; the
+default, :data:`DEFAULT_NULL`, is ``'symmetric'`` everywhere, in Python and in the command):
+
+* ``null='symmetric'`` (the default) tests URisk = 0, TRisk's own hypothesis, without TRisk's t
+  approximation: under H0 the risk-weighted differences :math:`x_i` (Dinçer et al. 2014, eq. 11:
+  :math:`x_i = d_i` for a win, :math:`(1+\alpha)\,d_i` for a loss, :math:`d_i = s_i - b_i`) are
+  symmetric about 0 (so :math:`E[x_i] = 0`, URisk = 0), and a resample flips the signs of the
+  :math:`x_i` themselves, :math:`U^* = \frac1c\sum_i f_i x_i` with :math:`f_i = \pm 1`. Its null
+  distribution is centred at 0 for every α.
+* ``null='exchangeable'`` tests that the system and its baseline are exchangeable on every topic,
+  so that each :math:`d_i` is as likely to have been :math:`-d_i` (Fisher's randomization test for
+  paired data; Smucker, Allan and Carterette, CIKM 2007). A resample flips the raw differences,
+  :math:`d^*_i = f_i d_i`, and recomputes URisk (Wang et al. 2012, eq. 4) on them, *then* weights
+  the losses:
 
 .. math::
 
     U^* = \frac1c\sum_i w(f_i d_i), \qquad w(x) = x \text{ if } x \ge 0,\ (1+\alpha)\,x \text{ otherwise}.
 
-The two-sided p-value is :math:`(1 + \#\{|U^*| \ge |U|\})/(1 + B)` for ``B`` random resamples
-(the observed assignment counts as one), or the exact fraction over all :math:`2^c` assignments
-when :math:`2^c \le` ``n_resamples``.
+At α = 0 the two are one test (Fisher's, of the mean difference). The two-sided p-value is
+:math:`(1 + \#\{|U^*| \ge |U|\})/(1 + B)` for ``B`` random resamples (the observed assignment
+counts as one), or the exact fraction over all :math:`2^c` assignments when
+:math:`2^c \le` ``n_resamples``.
 
-What this null means for :math:`\alpha > 0`: since :math:`|f_i d_i| = |d_i|`,
+What the exchangeable null means for :math:`\alpha > 0`: since :math:`|f_i d_i| = |d_i|`,
 :math:`\min(f_i d_i, 0) = (f_i d_i - |d_i|)/2`, hence
 
 .. math::
@@ -25,16 +34,12 @@ What this null means for :math:`\alpha > 0`: since :math:`|f_i d_i| = |d_i|`,
 an increasing affine function of the flipped mean difference :math:`\bar d^*`. The null
 distribution is centred at :math:`-\frac\alpha2\overline{|d|} < 0`, not at 0: a system
 exchangeable with its baseline is expected to have a *negative* URisk, because its (random) losses
-weigh :math:`1+\alpha`. So the test asks "is URisk further from 0 than URisk of a system
-exchangeable with the baseline would be?", not TRisk's "is URisk = 0?". Two consequences: the
-one-sided p-values (``alternative='greater'``/``'less'``) do not depend on α (they equal those of
-the mean difference), and the two-sided one does, through the distance of the null's centre
-from 0. TRisk (Dinçer et al. 2014) tests :math:`E[x_i] = 0` with a t approximation instead.
-
-``null='symmetric'`` tests TRisk's own null instead, without its t approximation: under H0 the
-risk-weighted differences :math:`x_i` (2014 eq. 11) are symmetric about 0 (so :math:`E[x_i] = 0`,
-URisk = 0), and a resample flips the signs of the :math:`x_i` themselves,
-:math:`U^* = \frac1c\sum_i f_i x_i`. Its null distribution is centred at 0 for every α.
+weigh :math:`1+\alpha`. So that test asks "is URisk further from 0 than URisk of a system
+exchangeable with the baseline would be?", not "is URisk = 0?". Two consequences: its one-sided
+p-values (``alternative='greater'``/``'less'``) do not depend on α (they equal those of the mean
+difference), and the two-sided one does, through the distance of the null's centre from 0. This
+is why the default is the symmetric null: a risk measure's p-value is about URisk = 0 (TRisk
+tests :math:`E[x_i] = 0` with a t approximation; the symmetric null tests it exactly).
 
 ``statistic='trisk'`` uses the studentised statistic :math:`\bar x^*/(s_{x^*}/\sqrt c)` under the
 same flips (the randomization version of TRisk; not affine in :math:`\bar d^*` when α > 0).
@@ -66,6 +71,8 @@ from ._validate import as_matrix, as_score_pair, check_alpha, check_int
 
 __all__ = [
     "CORRECTION_METHODS",
+    "DEFAULT_NULL",
+    "NULLS",
     "RandomizationResult",
     "adjust_p_values",
     "compare_systems",
@@ -74,7 +81,15 @@ __all__ = [
 ]
 
 _STATISTICS = ("urisk", "trisk")
-_NULLS = ("exchangeable", "symmetric")
+#: the null hypotheses of the randomization tests (see the module docstring)
+NULLS = ("symmetric", "exchangeable")
+#: the null of every randomization test unless one is named, in Python and in the command alike
+#: (:func:`randomization_test`, :func:`compare_systems`, ``Experiment(risk_test='randomization')``,
+#: ``pyterrier-risk eval --test randomization`` and ``--all-pairs``): ``'symmetric'`` tests URisk = 0
+#: (TRisk's own H0: the risk-weighted differences are symmetric about 0), the hypothesis a risk
+#: measure's p-value is about; ``'exchangeable'`` tests that system and baseline are exchangeable on
+#: every topic (Fisher's randomization test). The two are one test at alpha = 0.
+DEFAULT_NULL = "symmetric"
 _ALTERNATIVES = ("two-sided", "greater", "less")
 _TESTS = ("randomization", "t", "tukey")
 _CELLS_PER_CHUNK = 1 << 21  # float64 cells per resampling chunk (16 MiB per temporary array)
@@ -207,14 +222,16 @@ class RandomizationResult:
         p_value: the p-value of ``alternative`` (see the module docstring).
         n_resamples: the number of sign assignments compared (``2**c`` when ``exact``).
         exact: whether all ``2**c`` assignments were enumerated.
-        null_mean: the mean of the statistic over those assignments (for URisk, about
-            ``-alpha/2 · mean(|d|)``: the null is not centred at 0 when ``alpha > 0``).
+        null_mean: the mean of the statistic over those assignments (0 under the symmetric null;
+            for URisk under the exchangeable null about ``-alpha/2 · mean(|d|)``, not centred at 0
+            when ``alpha > 0``).
         alpha: the risk-sensitivity used.
         statistic_name: ``'urisk'`` or ``'trisk'``.
         alternative: ``'two-sided'``, ``'greater'`` or ``'less'``.
         n_topics: the number of topics ``c``.
-        null: ``'exchangeable'`` (flip the differences, then weight) or ``'symmetric'`` (flip the
-            risk-weighted differences).
+        null: ``'symmetric'`` (flip the risk-weighted differences: H0 URisk = 0) or
+            ``'exchangeable'`` (flip the differences, then weight: H0 system and baseline
+            exchangeable).
     """
 
     statistic: float
@@ -227,7 +244,7 @@ class RandomizationResult:
     statistic_name: str
     alternative: str
     n_topics: int
-    null: str = "exchangeable"
+    null: str = DEFAULT_NULL
 
     def as_dict(self) -> dict[str, float | int | str | bool]:
         """The fields as a plain ``dict``."""
@@ -336,18 +353,21 @@ def randomization_test(
     seed: Any = 0,
     statistic: Literal["urisk", "trisk"] = "urisk",
     alternative: Literal["two-sided", "greater", "less"] = "two-sided",
-    null: Literal["exchangeable", "symmetric"] = "exchangeable",
+    null: Literal["symmetric", "exchangeable"] = DEFAULT_NULL,
 ) -> RandomizationResult:
     r"""Paired sign-flip (randomization) test of URisk against a baseline.
 
-    Under H0 (system and baseline exchangeable on every topic) each per-topic difference
-    :math:`d_i` is flipped in sign at random; URisk is recomputed on the flipped raw differences
-    with losses weighted :math:`1+\alpha` (see the module docstring: for :math:`\alpha > 0` this
-    null distribution is centred at :math:`-\frac\alpha2\overline{|d|}`, not at 0). The two-sided
-    p-value is :math:`(1 + \#\{|U^*| \ge |U|\}) / (1 + B)` over ``B = n_resamples`` seeded random
+    With the default ``null='symmetric'`` (H0: URisk = 0, the risk-weighted differences :math:`x_i`
+    symmetric about 0) the signs of the :math:`x_i` are flipped at random; with
+    ``null='exchangeable'`` (H0: system and baseline exchangeable on every topic) the signs of the
+    raw differences :math:`d_i` are flipped and URisk is recomputed on them with losses weighted
+    :math:`1+\alpha` (see the module docstring: for :math:`\alpha > 0` that null distribution is
+    centred at :math:`-\frac\alpha2\overline{|d|}`, not at 0). The two-sided p-value is
+    :math:`(1 + \#\{|U^*| \ge |U|\}) / (1 + B)` over ``B = n_resamples`` seeded random
     assignments, or the exact fraction over all :math:`2^c` assignments when
-    :math:`2^c \le` ``n_resamples``. At :math:`\alpha = 0` it is Fisher's randomization test of the
-    mean difference (Smucker et al., CIKM 2007). Memory is bounded: resamples are drawn in chunks.
+    :math:`2^c \le` ``n_resamples``. At :math:`\alpha = 0` both nulls give Fisher's randomization
+    test of the mean difference (Smucker et al., CIKM 2007). Memory is bounded: resamples are
+    drawn in chunks.
 
     Args:
         scores: per-topic effectiveness of the system (array-like or Series by topic).
@@ -359,9 +379,10 @@ def randomization_test(
         statistic: ``'urisk'`` (the mean) or ``'trisk'`` (the mean over its standard error).
         alternative: ``'two-sided'`` (:math:`|U^*| \ge |U|`), ``'greater'`` (:math:`U^* \ge U`) or
             ``'less'`` (:math:`U^* \le U`).
-        null: ``'exchangeable'`` (system and baseline exchangeable per topic: flip the raw
-            differences, then weight) or ``'symmetric'`` (TRisk's H0 URisk = 0 with the weighted
-            differences symmetric about 0: flip them). Equal at ``alpha = 0``.
+        null: ``'symmetric'`` (the default, :data:`DEFAULT_NULL`: TRisk's H0 URisk = 0 with the
+            weighted differences symmetric about 0: flip them) or ``'exchangeable'`` (system and
+            baseline exchangeable per topic: flip the raw differences, then weight). Equal at
+            ``alpha = 0``.
 
     Returns:
         A frozen :class:`RandomizationResult`.
@@ -378,7 +399,7 @@ def randomization_test(
     alpha = check_alpha(alpha)
     _check_choice(statistic, "statistic", _STATISTICS)
     _check_choice(alternative, "alternative", _ALTERNATIVES)
-    _check_choice(null, "null", _NULLS)
+    _check_choice(null, "null", NULLS)
     n_resamples = _check_resamples(n_resamples)
     s, b, _ = as_score_pair(scores, baseline)
     if statistic == "trisk" and s.shape[0] < 2:
@@ -510,7 +531,7 @@ def compare_systems(
     seed: Any = 0,
     statistic: Literal["urisk", "trisk"] = "urisk",
     both_directions: bool = False,
-    null: Literal["exchangeable", "symmetric"] = "exchangeable",
+    null: Literal["symmetric", "exchangeable"] = DEFAULT_NULL,
 ) -> pd.DataFrame:
     r"""All-pairs comparisons of the listed systems: URisk of each against each, with a test and a correction.
 
@@ -538,7 +559,8 @@ def compare_systems(
         statistic: ``'urisk'`` or ``'trisk'`` for ``'randomization'``.
         both_directions: list each ordered pair (a against b and b against a); with ``alpha > 0``
             URisk is not antisymmetric. Default: each unordered pair once, in listing order.
-        null: the randomization test's null (see :func:`randomization_test`).
+        null: the randomization test's null (default :data:`DEFAULT_NULL`, ``'symmetric'``: URisk
+            = 0; see :func:`randomization_test`).
 
     Returns:
         A DataFrame with one row per pair: ``system_a``, ``system_b``, ``mean_diff``, ``urisk``,
@@ -553,7 +575,7 @@ def compare_systems(
     alpha = check_alpha(alpha)
     _check_choice(test, "test", _TESTS)
     _check_choice(statistic, "statistic", _STATISTICS)
-    _check_choice(null, "null", _NULLS)
+    _check_choice(null, "null", NULLS)
     n_resamples = _check_resamples(n_resamples)
     if not (isinstance(level, (int, float)) and 0 < level < 1):
         raise ValueError(f"level must be a number in (0, 1), got {level!r}")

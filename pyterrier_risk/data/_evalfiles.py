@@ -4,9 +4,9 @@ The readers return one tidy frame per file, one row per (run, topic, measure), w
 
 * ``name``: the run (trec_eval's ``runid``, gdeval's ``runid`` column);
 * ``qid``: the topic (str); the aggregate rows (trec_eval's ``all``, gdeval's ``amean``) are dropped;
-* ``measure``: the ``ir_measures`` name of the value where one is known (``map`` -> ``AP``,
-  ``P_10`` -> ``P@10``, ``ndcg_cut_20`` -> ``nDCG@20``, gdeval's ``ndcg@20`` -> ``nDCG@20``,
-  ``err@20`` -> ``ERR@20``), else the name as written;
+* ``measure``: the ``ir_measures`` name of the value's definition where one is known (``map`` ->
+  ``AP``, ``P_10`` -> ``P@10``, ``ndcg_cut_20`` -> ``nDCG@20``, gdeval's ``ndcg@20`` ->
+  ``nDCG(dcg='exp-log2')@20``, ``err@20`` -> ``ERR@20``), else the name as written;
 * ``value``: the value (float);
 * ``file_measure``: the measure's name as written in the file.
 
@@ -15,8 +15,9 @@ This is the layout of ``pt.Experiment(..., perquery=True)``, plus ``file_measure
 under the package's topic policy (:mod:`pyterrier_risk.core._topics`).
 
 gdeval's nDCG uses the gains ``2^label - 1`` (labels <= 0 gain nothing), trec_eval's ``ndcg_cut``
-the labels themselves: the two agree for binary qrels only. Both are called ``nDCG@k`` here, and
-:func:`eval_matrix` refuses to put values from both tools in one matrix.
+the labels themselves: the two agree for binary qrels only. A name means one definition: gdeval's
+is ``nDCG(dcg='exp-log2')@k`` (ir_measures computes that one with gdeval.pl), trec_eval's
+``nDCG@k``; asking for one where a file holds the other is an error that says how to ask for it.
 
 Every problem in a file is a ``ValueError`` naming the file and line. Files may be compressed (gzip,
 bzip2, xz), start with a byte-order mark and use CRLF line ends.
@@ -43,7 +44,12 @@ __all__ = ["read_trec_eval", "read_gdeval", "read_eval_file", "eval_matrix", "EV
 EVAL_COLUMNS = ("name", "qid", "measure", "value", "file_measure")
 _STRING_MEASURES = frozenset({"runid", "relstring"})  # trec_eval measures whose values are not numbers
 _GDEVAL_MEASURE = re.compile(r"^(ndcg|err)@(\d+)$", re.IGNORECASE)
-_GDEVAL_NAMES = {"ndcg": "nDCG", "err": "ERR"}
+#: gdeval's measures by the ir_measures names of the same definitions: its nDCG gains 2^label - 1, as
+#: ir_measures' ``nDCG(dcg='exp-log2')`` (computed by gdeval.pl itself); ir_measures' ERR is gdeval's
+_GDEVAL_NAMES = {"ndcg": "nDCG(dcg='exp-log2')", "err": "ERR"}
+#: what each tool's nDCG is, for the message that refuses one for the other
+_DEFINITIONS = {"nDCG(dcg='exp-log2')": "gdeval's nDCG, gain 2^label - 1",
+                "nDCG": "trec_eval's ndcg_cut, gain = label"}
 _RUN_COLUMNS = ("runid", "run")
 _SHOWN = 8
 
@@ -62,17 +68,21 @@ def _trec_eval_name(name: str) -> str:
 
 
 def _gdeval_name(name: str) -> str:
-    """``ndcg@20`` -> ``nDCG@20``, ``err@20`` -> ``ERR@20``; any other column name as written."""
+    """``ndcg@20`` -> ``nDCG(dcg='exp-log2')@20``, ``err@20`` -> ``ERR@20``; any other name as written."""
     found = _GDEVAL_MEASURE.match(name)
     return f"{_GDEVAL_NAMES[found.group(1).lower()]}@{int(found.group(2))}" if found else name
 
 
 @functools.lru_cache(maxsize=1024)
 def _requested_names(text: str) -> frozenset[str]:
-    """The names a requested measure may have in a tidy frame (ir_measures, trec_eval or gdeval)."""
+    """The names a requested measure may have in a tidy frame (its ir_measures and trec_eval readings).
+
+    gdeval's own spelling (``ndcg@20``) matches the file's column as written; ``nDCG@20`` is not
+    read as gdeval's ``ndcg@20``, which is another definition.
+    """
     import ir_measures
 
-    names = {text, _gdeval_name(text)}
+    names = {text}
     try:
         names.add(str(ir_measures.parse_measure(text)))
     except (ValueError, KeyError, TypeError, SyntaxError, NameError, AttributeError):
@@ -94,8 +104,43 @@ def _as_requests(measure: Any) -> list[str]:
     return requests
 
 
+def _family(name: str) -> tuple[str, str]:
+    """A measure name without its cutoff, and the cutoff: ``nDCG(dcg='exp-log2')@20`` -> (stem, ``'20'``)."""
+    stem, _, cutoff = name.rpartition("@") if "@" in name else (name, "", "")
+    return stem, cutoff
+
+
+def _asked_definitions(request: str) -> list[tuple[str, str]]:
+    """The (stem, cutoff) of each definition a request names (gdeval's lower-case ``ndcg@20`` included)."""
+    names = set(_requested_names(request))
+    if request == request.lower() and _GDEVAL_MEASURE.match(request):
+        names.add(_gdeval_name(request))
+    return [_family(n) for n in names]
+
+
+def _other_definition(request: str, known: list[str]) -> tuple[str, str] | None:
+    """A measure in ``known`` of the same kind and cutoff as ``request`` but defined otherwise.
+
+    Returns:
+        ``(its name, a sentence: what it is, what the request is)``, or None.
+    """
+    asked = _asked_definitions(request)
+    for name in known:
+        stem, cutoff = _family(name)
+        for other, at in asked:
+            if at == cutoff and other != stem and other.split("(")[0] == stem.split("(")[0]:
+                what, theirs = _DEFINITIONS.get(stem), _DEFINITIONS.get(other)
+                return name, (f"{name}{f' ({what})' if what else ''} is not {other}@{at}"
+                              f"{f' ({theirs})' if theirs else ''}")
+    return None
+
+
 def _select(frame: pd.DataFrame, measure: Any, where: str) -> pd.DataFrame:
-    """The rows of ``frame`` for the requested measure(s); one that matches nothing is an error."""
+    """The rows of ``frame`` for the requested measure(s); one that matches nothing is an error.
+
+    A request matches its own definition only: ``nDCG@20`` and trec_eval's ``ndcg_cut_20`` do not
+    match gdeval's ``ndcg@20`` (``nDCG(dcg='exp-log2')@20``); the error then says how to ask for it.
+    """
     if measure is None:
         return frame
     file_measure = frame["file_measure"] if "file_measure" in frame else frame["measure"]
@@ -105,7 +150,9 @@ def _select(frame: pd.DataFrame, measure: Any, where: str) -> pd.DataFrame:
         if not hit.any():
             known = list(dict.fromkeys(frame["measure"]))
             shown = ", ".join(known[:_SHOWN]) + (", ..." if len(known) > _SHOWN else "")
-            raise ValueError(f"{where}: no measure {request!r} (found: {shown})")
+            other = _other_definition(request, known)
+            hint = f"; the file's {other[1]}: ask for {other[0]} to use it" if other else ""
+            raise ValueError(f"{where}: no measure {request!r} (found: {shown}){hint}")
         keep = hit if keep is None else keep | hit
     return frame[keep].reset_index(drop=True)
 
@@ -294,12 +341,12 @@ def read_gdeval(path: str | os.PathLike[str], measure: Any = None) -> pd.DataFra
 
     Args:
         path: the file.
-        measure: keep only this measure (``nDCG@20``, ``ERR@20`` or gdeval's ``ndcg@20``), or a list
-            of them; None keeps all.
+        measure: keep only this measure (``nDCG(dcg='exp-log2')@20``, ``ERR@20`` or gdeval's
+            ``ndcg@20``), or a list of them; None keeps all.
 
     Returns:
-        A tidy frame with the columns of :data:`EVAL_COLUMNS` (gdeval's ``ndcg@K`` is ``nDCG@K``,
-        ``err@K`` is ``ERR@K``), in file order.
+        A tidy frame with the columns of :data:`EVAL_COLUMNS` (gdeval's ``ndcg@K`` is
+        ``nDCG(dcg='exp-log2')@K``, ``err@K`` is ``ERR@K``), in file order.
 
     Raises:
         FileNotFoundError: the file does not exist.
@@ -361,6 +408,20 @@ def _one_definition(selected: pd.DataFrame, measure: Any) -> None:
         )
 
 
+def _no_other_definition(frame: pd.DataFrame, selected: pd.DataFrame, measure: Any) -> None:
+    """A run that has the measure only in another definition (gdeval's nDCG for trec_eval's) is an error.
+
+    Leaving it out would make a matrix without that run, and taking its values would mix definitions.
+    """
+    request = _as_requests(measure)[0]
+    lacking = frame[~frame["name"].isin(set(selected["name"]))]
+    other = _other_definition(request, list(dict.fromkeys(lacking["measure"])))
+    if other is not None:
+        runs = list(dict.fromkeys(lacking.loc[lacking["measure"] == other[0], "name"]))
+        raise ValueError(f"measure {request!r}: run(s) {', '.join(map(repr, runs[:3]))} have it only in "
+                         f"another definition: {other[1]}; use files of one tool")
+
+
 def eval_matrix(
     frames: pd.DataFrame | Iterable[pd.DataFrame],
     measure: Any,
@@ -406,6 +467,7 @@ def eval_matrix(
         raise ValueError(f"eval_matrix: the frames lack the column(s) {lacking} (name, qid, measure, value)")
     selected = _select(frame, measure, "eval_matrix")
     _one_definition(selected, measure)
+    _no_other_definition(frame, selected, measure)
     twice = selected.duplicated(["name", "qid"], keep=False)
     if twice.any():
         run, qid = selected.loc[twice, ["name", "qid"]].iloc[0]

@@ -362,7 +362,7 @@ def Experiment(  # noqa: N802 - mirrors pt.Experiment
     risk_test: str = "t",
     risk_resamples: int = 10000,
     risk_seed: int = 0,
-    risk_null: str = "symmetric",
+    risk_null: str | None = None,
     risk_sd: str = "sample",
     **kwargs: Any,
 ) -> Any:
@@ -452,7 +452,8 @@ def Experiment(  # noqa: N802 - mirrors pt.Experiment
             when that is not more).
         risk_seed: seed of the randomization test.
         risk_null: the randomization test's null: ``'symmetric'`` (TRisk's own, URisk = 0) or
-            ``'exchangeable'`` (system and baseline exchangeable on every topic); see
+            ``'exchangeable'`` (system and baseline exchangeable on every topic); None: the package's
+            one default (``'symmetric'``, also ``eval --null``'s and ``compare_systems``'); see
             :func:`pyterrier_risk.randomization_test`.
         risk_sd: the standard deviation :math:`s_x` of the per-topic p-values (``perquery``):
             ``'sample'`` (divides by c − 1, as ``T_R``) or ``'population'`` (divides by c, as
@@ -477,7 +478,7 @@ def Experiment(  # noqa: N802 - mirrors pt.Experiment
     qrels = _load_irds(qrels, "qrels")
     request = _split_measures(eval_metrics)
     risk_options = RiskTest(risk_test, risk_resamples, risk_seed, risk_null,
-                            topic_p_values=perquery is not False, topic_correction=correction, sd=risk_sd)
+                            topic_p_values=perquery is not False, topic_correction=correction, topic_sd=risk_sd)
     qrels = _check_evaluation(request, topics, qrels, filter_by_topics)
     named = isinstance(retr_systems, dict) or names is not None
     if not request.risk:

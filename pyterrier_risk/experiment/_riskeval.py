@@ -20,18 +20,20 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from ..core._significance import DEFAULT_NULL, NULLS
 from ..measures._risk import AGGREGATE_BASELINES, RiskMeasure, baseline_topic_scores
 from ._render import RiskResult, Tables
 
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["RISK_TESTS", "Baseline", "RiskTest", "check_risk_measures", "evaluate_risk",
-           "resolve_system_index", "tables_from_matrices"]
+__all__ = ["RISK_TESTS", "TOPIC_SDS", "Baseline", "RiskTest", "check_risk_measures", "evaluate_risk",
+           "named_measure", "resolve_system_index", "tables_from_matrices"]
 
 #: the tests of TRisk's p-value
 RISK_TESTS = ("t", "randomization")
-_NULLS = ("symmetric", "exchangeable")
+#: the standard deviations of the per-topic p-values (``topic_p_values(sd=...)``)
+TOPIC_SDS = ("sample", "population")
 
 
 @dataclass(frozen=True)
@@ -47,44 +49,51 @@ class RiskTest:
         seed: seed of the randomization test (every system uses the same flips).
         null: the randomization test's null hypothesis: ``'symmetric'`` (TRisk's own H0, URisk = 0:
             the risk-weighted differences are flipped) or ``'exchangeable'`` (system and baseline
-            exchangeable: the raw differences are flipped, then weighted).
+            exchangeable: the raw differences are flipped, then weighted); None or left out:
+            :data:`pyterrier_risk.core._significance.DEFAULT_NULL`, the one default of every
+            randomization test.
         topic_p_values: also give each topic's ``T_R`` and ``T_J`` p-value (rmit-ir/trisk's
             ``--per-topic`` mode, :func:`pyterrier_risk.core.topic_p_values`: Student's t with
             c − 1 degrees of freedom, of this package's ``T_R``/``T_J``) as per-query rows.
         topic_correction: with ``topic_p_values``, also correct them for multiple testing across
             the topics of each system (a :func:`pyterrier_risk.core.adjust_p_values` method), as
             ``"... p-value corrected"`` rows; None: no such rows.
-        sd: the standard deviation of those per-topic p-values' ``s_x``: ``'sample'`` or
-            ``'population'`` (rmit-ir/trisk's), as ``topic_p_values(sd=...)``.
+        topic_sd: the standard deviation :math:`s_x` of the per-topic p-values: ``'sample'``
+            (divides by c − 1, this package's ``T_R``) or ``'population'`` (divides by c, as
+            rmit-ir/trisk; :func:`pyterrier_risk.core.topic_p_values`'s ``sd``).
     """
 
     test: str = "t"
     n_resamples: int = 10000
     seed: int = 0
-    null: str = "symmetric"
+    null: str | None = None
     topic_p_values: bool = False
     topic_correction: str | None = None
-    sd: str = "sample"
+    topic_sd: str = "sample"
 
     def __post_init__(self) -> None:
-        if self.sd not in ("sample", "population"):
-            raise ValueError(f"unknown standard deviation {self.sd!r}: use 'sample' or 'population'")
         if self.test not in RISK_TESTS:
             raise ValueError(f"unknown risk test {self.test!r}: use 't' (Student's t, TRisk) or "
                              "'randomization'")
-        if self.null not in _NULLS:
-            raise ValueError(f"unknown randomization null {self.null!r}: use 'symmetric' or 'exchangeable'")
+        if self.null is None:
+            object.__setattr__(self, "null", DEFAULT_NULL)  # frozen: set once, here
+        if self.null not in NULLS:
+            raise ValueError(f"unknown randomization null {self.null!r}: use one of {', '.join(NULLS)}")
         n = self.n_resamples
         if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
             raise ValueError(f"the number of resamples must be a positive integer, got {n!r}")
         if isinstance(self.seed, bool) or not isinstance(self.seed, (int, np.integer)) or self.seed < 0:
             raise ValueError(f"the seed must be an integer >= 0, got {self.seed!r}")
+        if self.topic_sd not in TOPIC_SDS:
+            raise ValueError(f"unknown topic_sd {self.topic_sd!r}: use 'sample' (c - 1, this package's T_R) "
+                             "or 'population' (c, rmit-ir/trisk)")
 
     def describe(self) -> str:
         """The test as a table caption names it."""
         if self.test == "t":
             return "TRisk's t-test of URisk = 0"
-        return (f"randomization test of URisk = 0 (TRisk statistic, {self.null} null, "
+        tested = "URisk = 0" if self.null == "symmetric" else "system and baseline exchangeable"
+        return (f"randomization test of {tested} (TRisk statistic, {self.null} null, "
                 f"{self.n_resamples} sign flips, seed {self.seed})")
 
 
@@ -156,6 +165,23 @@ def _resolve_baseline(m: RiskMeasure, names: list[str], default: int | None) -> 
     return Baseline(run=ref)
 
 
+def named_measure(m: RiskMeasure, names: list[str], row: int | None) -> RiskMeasure:
+    """The risk measure as its column is named: with the baseline it is computed against.
+
+    A URisk/TRisk without its own ``baseline`` takes the default one (``Experiment(baseline=...)``,
+    ``eval --baseline``); its name then says which, ``URisk(nDCG@10,alpha=5,baseline='BM25')``, so
+    that a table or a saved CSV tells what was computed. The one naming rule of Python and the CLI.
+
+    Args:
+        m: the measure as asked for.
+        names: the listed systems.
+        row: the index of the default baseline among ``names`` (None: none).
+    """
+    if not m.USES_BASELINE or m.baseline is not None or row is None:
+        return m
+    return m(baseline=names[row])
+
+
 def check_risk_measures(
     risk: list[RiskMeasure], names: list[str], default: int | None, n_topics: int
 ) -> dict[RiskMeasure, Baseline]:
@@ -224,6 +250,8 @@ def evaluate_risk(
     from ..core._zrisk import georisk, z_scores, zrisk
 
     names, topic_list = list(matrix.index), list(matrix.columns)
+    if ref is not None and ref.row is not None:
+        m = named_measure(m, [str(n) for n in names], ref.row)
     if ref is None:  # ZRisk, GeoRisk: every listed system is a baseline
         func = zrisk if m.NAME == "ZRisk" else georisk
         return RiskResult(m, func(matrix, m.alpha).reindex(names), None, {f"{m!r} z": z_scores(matrix)})
@@ -268,7 +296,8 @@ def _evaluate_trisk(
         per_topic["T_J"].loc[n] = _in_topic_order(res.t_j, topic_list)
         if test.topic_p_values:
             for which in ("t_r", "t_j"):
-                p = _in_topic_order(topic_p_values(res, which=which, sd=test.sd), topic_list)  # type: ignore[arg-type]
+                p = _in_topic_order(topic_p_values(res, which=which, sd=test.topic_sd),  # type: ignore[arg-type]
+                                    topic_list)
                 per_topic[f"{which.upper()} p-value"].loc[n] = p
                 if test.topic_correction:
                     per_topic[f"{which.upper()} p-value corrected"].loc[n] = adjust_p_values(

@@ -34,14 +34,21 @@ __all__ = [
 MAX_CUTOFF = 2**31 - 1
 #: gdeval.pl (ERR, nDCG with exp-log2 gains) stops at labels above this (its $MAX_JUDGMENT)
 GDEVAL_MAX_LABEL = 4
+#: a measure parameter (a gain, say) at least this large overflows float64 once two of it are summed
+_HUGE = 2.0**1023
 
 
 def _numbers(value: Any) -> Iterator[float]:
     """The numbers in a measure parameter (``gains={0: 0, 1: 1}`` included), bools left out."""
     if isinstance(value, bool):
         return
-    if isinstance(value, (int, float)):
-        yield float(value) if abs(value) < 2**1023 else math.inf
+    if isinstance(value, float):
+        yield value
+    elif isinstance(value, int):
+        try:
+            yield float(value)
+        except OverflowError:  # an int beyond float64
+            yield math.copysign(math.inf, value)
     elif isinstance(value, dict):
         for k, v in value.items():
             yield from _numbers(k)
@@ -70,8 +77,13 @@ def parameter_problems(measure: Measure) -> Iterator[str]:
         if isinstance(value, Measure):
             yield from parameter_problems(value)
             continue
-        if any(not math.isfinite(v) for v in _numbers(value)):
+        if key == "alpha":  # checked when the measure is built, by core.check_alpha, as --alpha is
+            continue
+        numbers = list(_numbers(value))
+        if any(not math.isfinite(v) for v in numbers):
             yield f"{measure!r}: {key}={value!r} is not a finite number"
+        elif any(abs(v) >= _HUGE for v in numbers):
+            yield f"{measure!r}: {key}={value!r} is too large (2^1023 or more: its sums overflow float64)"
         elif key == "cutoff" and isinstance(value, int) and not 1 <= value <= MAX_CUTOFF:
             yield f"{measure!r}: the rank cutoff must be an integer from 1 to {MAX_CUTOFF}, got {value}"
         elif key == "recall" and isinstance(value, (int, float)) and not 0 <= value <= 1:

@@ -54,6 +54,19 @@ def _num_repr(value: float) -> str:
     return repr(value)
 
 
+def _frame_name(frame: pd.DataFrame) -> str:
+    """A run DataFrame's one ``name`` value (``pr.read_run`` sets it) and a space, or ``''``.
+
+    The content digest follows it in the measure's name, so two runs of one name stay two measures.
+    """
+    if "name" not in frame.columns or not len(frame):
+        return ""
+    names = frame["name"].dropna().unique()
+    name = names[0] if len(names) == 1 else None
+    plain = isinstance(name, str) and name.strip() and not any(c in name for c in "'\\\n")
+    return f"{name} " if plain else ""
+
+
 def _frame_digest(frame: pd.DataFrame) -> str:
     import pandas as pd
 
@@ -157,8 +170,8 @@ class RiskMeasure(WrappedMeasure):
             return repr(v)
         if isinstance(v, tuple):
             return "(" + ",".join(repr(x) for x in v) + ("," if len(v) == 1 else "") + ")"
-        if hasattr(v, "columns"):  # a run DataFrame: identify it by its content
-            return f"'<run {_frame_digest(v)}>'"
+        if hasattr(v, "columns"):  # a run DataFrame: by its name (pr.read_run's column) and its content
+            return f"'<run {_frame_name(v)}{_frame_digest(v)}>'"
         return repr(v)
 
     def _make_repr(self) -> str:

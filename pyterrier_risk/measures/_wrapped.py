@@ -18,6 +18,7 @@ import ast
 import contextlib
 import functools
 import io
+import math
 import numbers
 import re
 import tokenize
@@ -275,11 +276,28 @@ def _resolve_name(identifier: str, source: _Source) -> Measure:
     return measure
 
 
-def _node_to_value(node: ast.expr, source: _Source) -> Any:
+_NON_FINITE = {"nan": math.nan, "inf": math.inf, "infinity": math.inf}
+
+
+def _node_to_value(node: ast.expr, source: _Source, key: str) -> Any:
+    """A keyword's value: a literal; for ``base``, a measure; ``nan``/``inf`` as the floats they name.
+
+    ``alpha=nan`` is thereby refused by the parameter's own check (``alpha must be a finite
+    number``), as ``--alpha nan`` is, not taken for a measure named ``nan``.
+    """
     try:
         return ast.literal_eval(node)
     except ValueError:
-        return _node_to_measure(node, source)
+        pass
+    sign = 1.0
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
+        sign, node = (-1.0 if isinstance(node.op, ast.USub) else 1.0), node.operand
+    if isinstance(node, ast.Name) and node.id.lower() in _NON_FINITE:
+        return sign * _NON_FINITE[node.id.lower()]
+    if key != "base" and isinstance(node, ast.Name):
+        raise ValueError(f"cannot parse measure {source.text!r}: {key}={source.name(node.id)} is not a value "
+                         f"(a number, or a name in quotes: {key}='{source.name(node.id)}')")
+    return _node_to_measure(node, source)
 
 
 def _node_to_measure(node: ast.expr, source: _Source) -> Measure:
@@ -297,7 +315,7 @@ def _node_to_measure(node: ast.expr, source: _Source) -> Measure:
         for keyword in node.keywords:
             if keyword.arg is None:
                 raise ValueError(f"cannot parse measure {source.text!r}: ** arguments are not allowed")
-            args[keyword.arg] = _node_to_value(keyword.value, source)
+            args[keyword.arg] = _node_to_value(keyword.value, source, keyword.arg)
         node = node.func
     if not isinstance(node, ast.Name):
         raise _NotAnExpression(f"cannot parse measure {source.text!r}: unexpected expression; {_PARSE_HELP}")

@@ -106,24 +106,36 @@ def _bold_directions(frame: pd.DataFrame, style: TableStyle) -> dict[Hashable, b
     return {c: c in lower or column_info(c).suffix == "-" for c in columns}
 
 
+def _shown_numbers(frame: pd.DataFrame, column: Hashable, fmt: str) -> pd.Series:
+    """The numbers a column shows: each cell formatted as printed, then read back (blank: NaN)."""
+    return pd.to_numeric(pd.Series([format_cell(v, fmt) for v in frame[column]], index=frame.index),
+                         errors="coerce")
+
+
 def _best_mask(frame: pd.DataFrame, directions: dict[Hashable, bool], floatfmt: dict[Hashable, str],
-               p_columns: dict[Hashable, Hashable]) -> pd.DataFrame:
+               p_columns: dict[Hashable, Hashable]) -> tuple[pd.DataFrame, bool]:
     """True where a cell shows its column's best value (ties included; columns with < 2 values: none).
 
-    In a column with a p-value column, a row whose p-value is missing (the baseline against itself,
-    e.g. its URisk of 0) does not compete.
+    The values compared are the printed ones. In a risk-measure column with a p-value column, a row
+    whose p-value is missing (the baseline against itself: its URisk is 0 by definition) does not
+    compete; in every other column (the base measures among them) every row does.
+
+    Returns:
+        The mask, and whether some row was kept out of a risk column's contest that way.
     """
     mask = pd.DataFrame(False, index=frame.index, columns=frame.columns)
+    excluded = False
     for column, lower in directions.items():
-        shown = pd.to_numeric(pd.Series([format_cell(v, floatfmt[column]) for v in frame[column]],
-                                        index=frame.index), errors="coerce")
-        if column in p_columns:
-            shown[pd.to_numeric(frame[p_columns[column]], errors="coerce").isna()] = math.nan
+        shown = _shown_numbers(frame, column, floatfmt[column])
+        if column in p_columns and column_info(column).family is not None:
+            itself = pd.to_numeric(frame[p_columns[column]], errors="coerce").isna() & shown.notna()
+            excluded = excluded or bool(itself.any())
+            shown[itself] = math.nan
         if shown.notna().sum() < 2:
             continue
         best = shown.min() if lower else shown.max()
         mask[column] = (shown == best).to_numpy()
-    return mask
+    return mask, excluded
 
 
 def _trisk_twin(info: object, infos: dict[Hashable, object]) -> Hashable | None:
@@ -163,10 +175,12 @@ def _p_value_columns(frame: pd.DataFrame, significance: bool | Mapping[str, str]
     return out
 
 
-def _mark_mask(frame: pd.DataFrame, p_columns: dict[Hashable, Hashable], level: float) -> pd.DataFrame:
+def _mark_mask(frame: pd.DataFrame, p_columns: dict[Hashable, Hashable], level: float,
+               floatfmt: dict[Hashable, str]) -> pd.DataFrame:
+    """True where a value's p-value, as printed, is ``<= level`` (a blank p-value is never marked)."""
     mask = pd.DataFrame(False, index=frame.index, columns=frame.columns)
     for column, p_column in p_columns.items():
-        p = pd.to_numeric(frame[p_column], errors="coerce")
+        p = _shown_numbers(frame, p_column, floatfmt[p_column])
         mask[column] = (p <= level).to_numpy()  # NaN (the baseline itself) is never marked
     return mask
 
@@ -241,7 +255,7 @@ def _correction_text(p_columns: dict[Hashable, Hashable], name: str | None, expl
 
 
 def _notes(style: TableStyle, p_columns: dict, directions: dict, latex: bool,
-           rename: dict[Hashable, str]) -> list[str]:
+           rename: dict[Hashable, str], excluded: bool = False) -> list[str]:
     """The sentences that explain the marks and the bold (they go into the caption)."""
     notes = []
     if p_columns:
@@ -258,6 +272,8 @@ def _notes(style: TableStyle, p_columns: dict, directions: dict, latex: bool,
         lower = list(dict.fromkeys(str(names.get(c, c)) for c, low in directions.items() if low))
         if lower:
             text += "; lower is better for " + ", ".join(lower)
+        if excluded:
+            text += "; the baseline's URisk against itself (0 by definition) is not ranked"
         notes.append((latex_escape(text) if latex else text) + ".")
     return notes
 
@@ -296,12 +312,12 @@ def render_styled(frame: pd.DataFrame, format: str, floatfmt: str, caption: str 
     p_columns = _p_value_columns(frame, style.significance or True)
     marked = p_columns if style.significance else {}
     formats = _float_formats(frame, floatfmt)
-    cells = _cells(frame, latex, formats, _best_mask(frame, directions, formats, p_columns),
-                   _mark_mask(frame, marked, style.level), style.marker)
+    best, excluded = _best_mask(frame, directions, formats, p_columns)
+    cells = _cells(frame, latex, formats, best, _mark_mask(frame, marked, style.level, formats), style.marker)
     short = style.short_labels and style.layout != "long"
     rename, legend = short_labels(list(frame.columns)) if short else ({}, [])
     header, body, numeric = _arrange(frame, cells, style.layout, latex, rename)
-    notes = _notes(style, marked, directions, latex, rename)
+    notes = _notes(style, marked, directions, latex, rename, excluded)
     if latex:
         title = " ".join(([latex_escape(caption)] if caption else []) + notes) or None
         keys = "; ".join(f"{latex_escape(k)}: \\texttt{{{latex_escape(v)}}}" for k, v in legend) or None
