@@ -477,8 +477,9 @@ def Experiment(  # noqa: N802 - mirrors pt.Experiment
     topics = _load_irds(topics, "topics")
     qrels = _load_irds(qrels, "qrels")
     request = _split_measures(eval_metrics)
-    risk_options = RiskTest(risk_test, risk_resamples, risk_seed, risk_null, topic_p_values=perquery is not False,
-                            topic_correction=correction, topic_sd=risk_sd)
+    risk_options = RiskTest(risk_test, risk_resamples, risk_seed, risk_null,
+                            topic_p_values=perquery is not False, topic_correction=correction,
+                            topic_sd=risk_sd)
     qrels = _check_evaluation(request, topics, qrels, filter_by_topics)
     named = isinstance(retr_systems, dict) or names is not None
     if not request.risk:
