@@ -78,7 +78,8 @@ def weighted(s, b, alpha):
 
 # -- the words of the command line -----------------------------------------------------------------------
 def test_arranging_the_words():
-    _, _, known = _parser()
+    _, commands = _parser()
+    known = commands["eval"][1]
     cases = {
         ("--measure", "nDCG@20", "AP", "--alpha", "0", "5", "a.run", "b.run"):
             ["--measure=nDCG@20", "--measure=AP", "--alpha=0", "--alpha=5", "a.run", "b.run"],
@@ -97,7 +98,8 @@ def test_arranging_the_words():
 
 def test_a_measure_word_with_a_slash_is_a_measure(capsys, coll):
     """Issue 14: a --measure word that names a baseline file (a ``/`` inside) is not taken for a run."""
-    _, _, known = _parser()
+    _, commands = _parser()
+    known = commands["eval"][1]
     measure = f"TRisk(AP,alpha=5,baseline='{coll / 'a.run'}')"
     assert arrange_eval_argv(["--measure", "AP", measure, "x/b.run"], known) == [
         "--measure=AP", f"--measure={measure}", "x/b.run"]

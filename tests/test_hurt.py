@@ -306,7 +306,7 @@ def test_break_even_measure_in_experiment():
     matrix = per_topic.pivot(index="name", columns="qid", values="value")
     table = ptr.Experiment(runs, topics, qrels, [AP, ptr.BreakEven(AP), "BreakEven(AP,baseline='mean')"],
                            baseline="base").set_index("name")
-    col = "BreakEven(AP)"  # named as given; the Experiment's baseline
+    col = "BreakEven(AP,baseline='base')"  # named with the Experiment's baseline it was computed against
     assert col in table.columns and math.isnan(table.loc["base", col])  # the baseline ties itself
     for name in ("a", "b"):
         a = table.loc[name, col]
