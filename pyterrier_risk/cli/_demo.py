@@ -9,9 +9,14 @@ The study (default ``irds:cranfield``) runs offline when the collection is in ``
    saw it): plain LambdaMART (α = 0, what every objective reduces to), U-CRO against BM25 and the
    multi-baseline GeoRisk objective against all the PISA systems, for several α;
 4. evaluate everything and write ``OUT/report.md`` (prose from ``report_template.md``) with PNG plots:
-   the trade per α (mean, Risk, Losses>20%, GeoRisk among the systems) for each re-ranker, mean
-   effectiveness and UE-normalised nDCG, URisk/TRisk against BM25 with the 2012 paper's decomposition,
-   ZRisk/GeoRisk over all runs, and the per-topic view (T_J bars, helped–hurt histograms, CSV).
+   the trade per α (mean, Risk, Losses>20%, GeoRisk among the systems) for each re-ranker; four
+   questions, each sentence worded from the numbers: the topics the re-rankers hurt against BM25
+   (:func:`pyterrier_risk.hurt_topics`, T_J bars, helped–hurt histograms), the break-even α of every
+   run (:data:`pyterrier_risk.BreakEven`), the Kendall distance of the re-rankers' rankings from BM25's
+   per α with a paired test of the trend (:func:`pyterrier_risk.rank_distance`, Wang et al. 2012,
+   §5.9) and the baseline sensitivity of the PISA systems (:func:`pyterrier_risk.baseline_sensitivity`:
+   Friedman, Kendall's τ, PCA); then mean effectiveness and UE-normalised nDCG, URisk/TRisk against
+   BM25 with the 2012 paper's decomposition, and ZRisk/GeoRisk over all runs.
 
 The runs are also written as TREC files (``OUT/runs``) and the qrels as evaluated (``OUT/qrels.txt``),
 so ``pyterrier-risk eval`` can re-evaluate them.
