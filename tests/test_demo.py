@@ -446,6 +446,9 @@ def test_kendall_trend_counts_and_exact_wilcoxon_p():
     only_one = Study("irds:x", (0.0, 5.0), ("urisk",), 3, 50, 30, 1, True)
     distances = pd.DataFrame({PLAIN: lo, "U-CRO(a=5)": lo + change})
     assert tuple(kendall_trend(distances, only_one).iloc[0][["α from", "α to"]]) == ("0", "5")
+    plain_only = kendall_trend(distances[[PLAIN]], Study("irds:x", (0.0,), ("urisk",), 3, 50, 30, 1, True))
+    assert plain_only.empty and "Wilcoxon p" in plain_only.columns  # α = 0 only: nothing to compare
+    assert "no trend to test" in _kendall_text(plain_only, "BM25")
 
 
 @pytest.mark.parametrize(("mean_to", "bin0_to", "p", "words"), [

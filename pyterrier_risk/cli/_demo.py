@@ -818,6 +818,10 @@ def kendall_bins(results: dict[str, pd.DataFrame], study: Study, baseline: str) 
     return rank_distance_bins(runs, first).reset_index()
 
 
+TREND_COLUMNS = ("re-ranker", "α from", "α to", "topics", "closer", "further", "same", "mean from", "mean to",
+                 "bin 0 from", "bin 0 to", "Wilcoxon p")
+
+
 def trend_alphas(study: Study) -> tuple[float, float]:
     """The two training α compared by the trend test: the smallest α > 0 (0 when only one) and the largest."""
     positive = [a for a in study.alphas if a > 0]
@@ -845,11 +849,13 @@ def kendall_trend(distances: pd.DataFrame, study: Study) -> pd.DataFrame:
                      "same": int((diff == 0).sum()), "mean from": d_lo.mean(), "mean to": d_hi.mean(),
                      "bin 0 from": float((d_lo < 0.1).mean()), "bin 0 to": float((d_hi < 0.1).mean()),
                      "Wilcoxon p": p})
-    return pd.DataFrame(rows)
+    return pd.DataFrame(rows, columns=list(TREND_COLUMNS))
 
 
 def _kendall_text(trend: pd.DataFrame, baseline: str, level: float = 0.05) -> str:
     """One sentence per objective, its direction and wording decided by the trend table's numbers."""
+    if trend.empty:
+        return "No risk-sensitive re-ranker was trained with α > 0: there is no trend to test."
     parts = []
     for row in trend.to_dict("records"):
         name, lo, hi, p = row["re-ranker"], row["α from"], row["α to"], row["Wilcoxon p"]
