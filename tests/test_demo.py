@@ -22,13 +22,20 @@ from pyterrier_risk.cli._demo import (
     DemoError,
     Study,
     _alpha0_text,
+    _breakeven_text,
+    _hurt_text,
+    _kendall_text,
+    _models_text,
     candidate_features,
     folds_table,
+    kendall_trend,
     make_model,
     relevance_labels,
     render_report,
+    short_query,
     study_settings,
     system_score_features,
+    tj_panels,
     topic_folds,
     trade_table,
     with_tail,
@@ -37,6 +44,7 @@ from pyterrier_risk.cli._demo import (
 )
 from pyterrier_risk.cli._main import main
 from pyterrier_risk.data import read_qrels, read_run
+from pyterrier_risk.reporting._plots import _wrap
 
 
 def test_topic_folds_partition():
@@ -278,13 +286,17 @@ def test_demo_report_shows_the_trade_of_both_rerankers(quick_study):
     status, stdout, out = quick_study
     assert status == 0
     assert "fold 3/3" in stdout and "report:" in stdout  # progress is shown
+    assert "3 models of 30 trees on" in stdout and "30–30" not in stdout
     report = (out / "report.md").read_text()
     for section in ["## The trade: what risk-sensitive training buys", "## Mean effectiveness",
-                    "## Risk against BM25", "## Risk against all systems", "## Per-topic view",
+                    "## Risk against BM25", "## Risk against all systems",
+                    "## Which topics the re-rankers hurt", "## Up to which α each run beats BM25",
+                    "## How far the re-rankers move from BM25's ranking",
+                    "## How much the risk depends on the baseline",
                     "What risk-sensitive training changed", "Cleverdon"]:
         assert section in report
     assert "$" not in report  # every template field was filled
-    for png in ["risk_gain", "helped_hurt", "georisk_alpha", "topic_tj"]:
+    for png in ["risk_gain", "helped_hurt", "georisk_alpha", "topic_tj", "kendall", "baselines_pca"]:
         path = out / "plots" / f"{png}.png"
         assert path.read_bytes()[:4] == b"\x89PNG" and path.stat().st_size > 5000
         assert f"plots/{png}.png" in report
@@ -358,3 +370,250 @@ def test_demo_tables_agree_with_an_independent_evaluation(quick_study, capsys):
     for name in eff.index:
         assert table.loc[name, "GeoRisk(nDCG@10,alpha=5)"] == pytest.approx(
             multi.loc[name, "GeoRisk α=5"], abs=1e-12)
+
+
+def test_log_names_the_tree_count_once_when_all_models_have_it():
+    assert _models_text([50] * 7) == "7 models of 50 trees"
+    assert _models_text([12, 50, 50]) == "3 models of 12–50 trees"
+    assert _models_text([1]) == "1 model of 1 tree"
+
+
+def test_query_texts_are_cut_between_words():
+    text = "what similarity laws must be obeyed when constructing aeroelastic models of heated high speed"
+    short = short_query(text, 40)
+    assert len(short) <= 40 and short.endswith(" …")
+    kept = short.removesuffix(" …")
+    assert text.startswith(kept) and text[len(kept)] == " "  # the cut falls on a space
+    assert short_query("  a   short\nquery ", 40) == "a short query"  # short texts are kept whole
+    # plot titles wrap between words too: a long run name is never split
+    name = "GeoRisk-LM(a=10,baselines=BM25,DPH,PL2,QLD)"
+    wrapped = _wrap(f"T_J of {name} against its first stage", 20)
+    assert name in wrapped.split("\n")
+    assert wrapped.replace("\n", " ") == f"T_J of {name} against its first stage"
+
+
+def test_georisk_plot_gives_every_line_its_own_colour():
+    from matplotlib.colors import to_rgba
+
+    from pyterrier_risk import plot_georisk_alpha
+
+    rng = np.random.default_rng(3)
+    matrix = pd.DataFrame(rng.uniform(0, 1, (14, 20)), index=[f"run{i}" for i in range(14)])
+    fig = plot_georisk_alpha(matrix, alphas=[0, 5, 10])
+    lines = fig.axes[0].get_lines()
+    assert len(lines) == 14
+    assert len({to_rgba(line.get_color()) for line in lines}) == 14  # the demo's 14 runs: no colour twice
+    wide = plot_georisk_alpha(pd.DataFrame(rng.uniform(0, 1, (25, 20))), alphas=[0, 5])
+    styles = {(to_rgba(ln.get_color()), ln.get_linestyle()) for ln in wide.axes[0].get_lines()}
+    assert len(styles) == 25  # beyond 20 lines the colours repeat with another line style
+
+
+def test_topic_tj_panels_are_the_rerankers_against_their_first_stage():
+    from pyterrier_risk import trisk
+
+    matrix = _toy_matrix(seed=2)
+    study = Study("irds:x", (0.0, 5.0), ("urisk", "georisk"), 3, 50, 30, 1, True)
+    panels = tj_panels(matrix, study, "BM25")
+    assert list(panels) == [f"{n} vs. BM25 (T_J at α=5)" for n in (PLAIN, "U-CRO(a=5)", "GeoRisk-LM(a=5)")]
+    assert not any("DPH" in k for k in panels)
+    expected = trisk(matrix.loc["U-CRO(a=5)"], matrix.loc["BM25"], alpha=5).t_j
+    np.testing.assert_allclose(panels["U-CRO(a=5) vs. BM25 (T_J at α=5)"], expected)
+
+
+def _exact_wilcoxon_p(d):
+    """Two-sided exact p of the signed-rank statistic over every sign pattern (no ties, no zeros)."""
+    d = np.asarray(d, dtype=float)
+    ranks = np.argsort(np.argsort(np.abs(d))) + 1
+    observed = ranks[d > 0].sum()
+    signs = (np.arange(2 ** len(d))[:, None] >> np.arange(len(d))) & 1
+    null = signs @ ranks
+    mean = ranks.sum() / 2
+    return np.mean(np.abs(null - mean) >= abs(observed - mean) - 1e-9)
+
+
+def test_kendall_trend_counts_and_exact_wilcoxon_p():
+    study = Study("irds:x", (0.0, 1.0, 10.0), ("urisk",), 3, 50, 30, 1, True)
+    lo = np.array([0.30, 0.25, 0.41, 0.12, 0.33, 0.50, 0.27, 0.19, 0.05, 0.22])
+    change = np.array([-0.11, -0.02, -0.23, 0.04, -0.15, -0.31, -0.07, 0.01, 0.0, -0.19])
+    distances = pd.DataFrame({PLAIN: lo + 0.1, "U-CRO(a=1)": lo, "U-CRO(a=10)": lo + change})
+    row = kendall_trend(distances, study).iloc[0]
+    # with two alphas > 0 the smallest positive one is compared with the largest, not LambdaMART
+    assert (row["α from"], row["α to"]) == ("1", "10")
+    assert (row["closer"], row["further"], row["same"], row["topics"]) == (7, 2, 1, 10)
+    assert row["bin 0 from"] == pytest.approx(0.1)  # 0.05
+    assert row["bin 0 to"] == pytest.approx(0.2)  # 0.05, 0.03
+    assert row["Wilcoxon p"] == pytest.approx(_exact_wilcoxon_p(change[change != 0]), abs=1e-12)
+    only_one = Study("irds:x", (0.0, 5.0), ("urisk",), 3, 50, 30, 1, True)
+    distances = pd.DataFrame({PLAIN: lo, "U-CRO(a=5)": lo + change})
+    assert tuple(kendall_trend(distances, only_one).iloc[0][["α from", "α to"]]) == ("0", "5")
+    plain_only = kendall_trend(distances[[PLAIN]], Study("irds:x", (0.0,), ("urisk",), 3, 50, 30, 1, True))
+    assert plain_only.empty and "Wilcoxon p" in plain_only.columns  # α = 0 only: nothing to compare
+    assert "no trend to test" in _kendall_text(plain_only, "BM25")
+
+
+@pytest.mark.parametrize(("mean_to", "bin0_to", "p", "words"), [
+    (0.10, 0.60, 0.001, "more topics stay close to BM25's ranking as α grows"),
+    (0.30, 0.10, 0.001, "the rankings move further from BM25's as α grows"),
+    (0.10, 0.60, 0.2, "no significant change in the distance from BM25"),
+])
+def test_kendall_sentence_follows_the_numbers(mean_to, bin0_to, p, words):
+    trend = pd.DataFrame([{"re-ranker": "U-CRO", "α from": "1", "α to": "10", "topics": 9, "closer": 5,
+                           "further": 3, "same": 1, "mean from": 0.2, "mean to": mean_to, "bin 0 from": 0.42,
+                           "bin 0 to": bin0_to, "Wilcoxon p": p}])
+    text = _kendall_text(trend, "BM25")
+    assert words in text and f"{bin0_to:.0%} at α = 10" in text and f"p = {p:.2g}" in text
+
+
+def test_breakeven_and_hurt_sentences_follow_the_numbers():
+    study = Study("irds:x", (0.0, 1.0, 5.0), ("urisk",), 3, 50, 30, 1, True)
+    table = pd.DataFrame({"name": ["DPH", PLAIN, "U-CRO(a=1)", "U-CRO(a=5)"], "Gain": 0.0, "Risk": 0.0,
+                          "break-even α": [0.5, 2.0, 3.0, 1.5]})
+    text = _breakeven_text(table, study, "BM25")
+    assert "at α = 1, 3 of 4 runs (LambdaMART, U-CRO(a=1), U-CRO(a=5))" in text
+    assert "at α = 5, 0 of 4 runs (none)" in text and "The largest α* is U-CRO(a=1)'s, 3.00." in text
+    assert "does not move in one direction" in text and "2.00 → 3.00 → 1.50" in text
+    hurt = pd.DataFrame({"system": ["A"] * 3 + ["B"] * 3, "difference": [-0.5, -0.1, 0.2, -0.3, 0.0, 0.1],
+                         "loss_gt20": [True, True, False, True, False, False],
+                         "t_j": [-3.0, -1.0, 1.0, -2.5, 0.0, 0.5],
+                         "t_j_p_value": [0.01, 0.3, 0.3, 0.02, 1.0, 0.6]})
+    text = _hurt_text(hurt, "BM25", 5.0)
+    assert "A loses 2 of 3 topics, 2 by more than 20%, 1 with T_J ≤ −2" in text
+    assert "B loses 1 of 3 topics, 1 by more than 20%, 1 with" in text
+    assert "B loses more than 20% on fewer topics than A (1 vs 2)" in text
+
+
+def _matrix_of_runs(out, qrels):
+    """nDCG@10 per run (rows) and topic (columns) of the quick study's run files, by ir_measures."""
+    topics = sorted({q.query_id for q in qrels}, key=int)
+    rows = {}
+    for path in sorted((out / "runs").glob("*.run")):
+        run = list(ir_measures.read_trec_run(str(path)))
+        values = {v.query_id: v.value for v in ir_measures.iter_calc([ir_measures.nDCG @ 10], qrels, run)}
+        rows[path.stem] = [values.get(t, 0.0) for t in topics]
+    return pd.DataFrame.from_dict(rows, orient="index", columns=topics)
+
+
+def _brute_kendall(run, base):
+    """Per topic: discordant pairs / all pairs of the common documents, pair by pair (ties not discordant)."""
+    both = run.merge(base, on=["qid", "docno"], suffixes=("", "_b"))
+    out = {}
+    for qid, g in both.groupby("qid"):
+        x, y = g["score"].to_numpy(), g["score_b"].to_numpy()
+        sign = np.sign(x[:, None] - x[None, :]) * np.sign(y[:, None] - y[None, :])
+        n = len(x)
+        out[str(qid)] = np.triu(sign < 0, 1).sum() / (n * (n - 1) / 2)
+    return pd.Series(out)
+
+
+@pytest.mark.slow
+@pytest.mark.realdata
+def test_demo_answers_the_four_questions_from_the_numbers(quick_study):
+    from scipy.stats import friedmanchisquare, wilcoxon
+
+    _, _, out = quick_study
+    report = (out / "report.md").read_text()
+    matrix = _matrix_of_runs(out, _cleverdon_qrels())
+    base = matrix.loc["BM25"]
+    top = {n: read_run(out / "runs" / f"{n}.run") for n in ["BM25", PLAIN, "U-CRO(a=5)", "GeoRisk-LM(a=5)"]}
+    top = {n: r[r["rank"] <= 50] for n, r in top.items()}  # the re-ranked depth of the quick study
+
+    # 1. hurt topics: counts of the sentence against an independent count, queries cut between words
+    hurt = pd.read_csv(out / "tables" / "hurt.csv", dtype={"qid": str})
+    queries = {q.query_id: q.text for q in __import__("ir_datasets").load("cranfield").queries_iter()}
+    for name in [PLAIN, "U-CRO(a=5)", "GeoRisk-LM(a=5)"]:
+        run = matrix.loc[name]
+        lost, gt20 = int((run < base).sum()), int(((base - run) / base > 0.2).sum())
+        sig = int((hurt.loc[hurt["system"] == name, "t_j"] <= -2).sum())
+        assert f"{name} loses {lost} of 225 topics, {gt20} by more than 20%, {sig} with T_J ≤ −2" in report
+        assert int(hurt.loc[hurt["system"] == name, "loss_gt20"].sum()) == gt20
+    section = report.split("## Which topics the re-rankers hurt")[1].split("##")[0]
+    rows = [line.split("|")[1:-1] for line in section.splitlines() if re.match(r"\| \S+\s+\| \d+ ", line)]
+    assert len(rows) == 15
+    for row in rows:
+        shown, full = row[2].strip(), " ".join(queries[row[1].strip()].split())
+        assert shown == full or (shown.endswith(" …") and full.startswith(shown[:-2])
+                                 and full[len(shown) - 2] == " ")
+
+    # 2. break-even alpha = Gain / Risk from the per-topic scores
+    be = pd.read_csv(out / "tables" / "break_even.csv").set_index("name")
+    for name in be.index:
+        d = matrix.loc[name] - base
+        assert be.loc[name, "break-even α"] == pytest.approx(d.mean() / np.maximum(-d, 0).mean(), rel=1e-9)
+
+    # 3. Kendall distances from BM25's top 50, pair by pair; the trend test from them
+    dist = pd.read_csv(out / "tables" / "kendall_distance.csv", dtype={"qid": str}).set_index("qid")
+    bins = pd.read_csv(out / "tables" / "kendall.csv").set_index("run")
+    for name in [PLAIN, "U-CRO(a=5)", "GeoRisk-LM(a=5)"]:
+        brute = _brute_kendall(top[name], top["BM25"]).reindex(dist.index)
+        np.testing.assert_allclose(dist[name], brute, atol=1e-12)
+        assert bins.loc[name, "0.0-0.1"] == pytest.approx((brute < 0.1).mean(), abs=1e-12)
+        assert bins.loc[name].iloc[:10].sum() == pytest.approx(1.0)
+    trend = pd.read_csv(out / "tables" / "kendall_trend.csv").set_index("re-ranker")
+    for label, name in [("U-CRO", "U-CRO(a=5)"), ("GeoRisk-LM", "GeoRisk-LM(a=5)")]:
+        d = dist[name] - dist[PLAIN]
+        assert (trend.loc[label, "closer"], trend.loc[label, "further"]) == ((d < 0).sum(), (d > 0).sum())
+        p = wilcoxon(dist[name], dist[PLAIN]).pvalue
+        assert trend.loc[label, "Wilcoxon p"] == pytest.approx(p, rel=1e-9)
+        counts = f"rises on {(d > 0).sum()}, stays on {(d == 0).sum()}"
+        assert f"{counts} (Wilcoxon signed-rank p = {p:.2g})" in report
+
+    # 4. baseline sensitivity: Friedman over the systems' URisk at alpha = 5 under each run baseline
+    pisa = ["BM25", "DPH", "PL2(c=1)", "QLD(mu=1000)"]
+    d = matrix.loc[pisa].to_numpy()[:, None, :] - matrix.loc[pisa].to_numpy()[None, :, :]  # system, baseline
+    urisk = np.where(d < 0, 6 * d, d).mean(axis=2)
+    chi2 = friedmanchisquare(*urisk).statistic
+    assert f"χ² = {chi2:.2f}, df = 3" in report
+
+
+def _docs_tables(page):
+    """``{csv name: rows of cells}`` of the ```text tables the page marks as the quick demo's output."""
+    text = page.read_text(encoding="utf-8")
+    found = re.findall(r"<!-- demo --quick: tables/(\w+)\.csv -->\n```text\n(.*?)\n```", text, re.S)
+    return {name: [[c.strip() for c in line.strip().strip("|").split("|")] for line in body.splitlines()
+                   if not set(line) <= set("|-: ")] for name, body in found}
+
+
+def _cell_matches(shown, value):
+    if not shown:
+        return value == "" or pd.isna(value)
+    try:
+        number = float(shown)
+    except ValueError:
+        return shown == str(value)
+    mantissa = shown.lower().partition("e")[0]
+    exponent = int(shown.lower().partition("e")[2] or 0)
+    unit = 10.0 ** (exponent - (len(mantissa.split(".")[1]) if "." in mantissa else 0))
+    return abs(float(value) - number) <= unit * 0.5 + 1e-12
+
+
+@pytest.mark.slow
+@pytest.mark.realdata
+def test_tutorial_tables_are_the_quick_demos(quick_study):
+    """docs/tutorial.md shows the quick demo's tables: each one equals the run's CSV to the digits shown."""
+    from conftest import REPO
+
+    _, _, out = quick_study
+    shown = _docs_tables(REPO / "docs" / "tutorial.md")
+    assert set(shown) == {"folds", "trade", "kendall_trend"}
+    for name, rows in shown.items():
+        table = pd.read_csv(out / "tables" / f"{name}.csv", dtype=str, keep_default_na=False)
+        assert rows[0] == list(table.columns), name
+        assert len(rows) - 1 == len(table), name
+        for row, (_, values) in zip(rows[1:], table.iterrows(), strict=True):
+            bad = [(c, s, v) for c, s, v in zip(table.columns, row, values, strict=True)
+                   if not _cell_matches(s, v)]
+            assert not bad, f"docs/tutorial.md {name} table differs from the quick demo: {bad}"
+    # the sentences around them
+    folds = pd.read_csv(out / "tables" / "folds.csv", dtype={"fold": str}).set_index("fold")
+    assert folds.loc["all", "difference"] < 0  # "plain LambdaMART is *below* BM25 on the mean"
+    trade = pd.read_csv(out / "tables" / "trade.csv", dtype={"α": str}).set_index("α")
+    for label in ["U-CRO", "GeoRisk-LM"]:  # lower Risk, fewer Losses>20%, higher mean and GeoRisk at alpha 5
+        assert trade.loc["5", f"{label} Risk"] < trade.loc["0", f"{label} Risk"]
+        assert trade.loc["5", f"{label} Losses>20%"] < trade.loc["0", f"{label} Losses>20%"]
+        assert trade.loc["5", f"{label} nDCG@10"] > trade.loc["0", f"{label} nDCG@10"]
+        assert trade.loc["5", f"{label} GeoRisk"] > trade.loc["5", "LambdaMART GeoRisk"]
+    trend = pd.read_csv(out / "tables" / "kendall_trend.csv").set_index("re-ranker")
+    assert trend.loc["U-CRO", "Wilcoxon p"] < 0.05
+    assert trend.loc["U-CRO", "mean to"] < trend.loc["U-CRO", "mean from"]
+    assert trend.loc["U-CRO", "closer"] > trend.loc["U-CRO", "further"]
+    assert trend.loc["GeoRisk-LM", "Wilcoxon p"] >= 0.05  # "the GeoRisk re-ranker ... does not"

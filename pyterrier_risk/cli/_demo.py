@@ -9,9 +9,14 @@ The study (default ``irds:cranfield``) runs offline when the collection is in ``
    saw it): plain LambdaMART (α = 0, what every objective reduces to), U-CRO against BM25 and the
    multi-baseline GeoRisk objective against all the PISA systems, for several α;
 4. evaluate everything and write ``OUT/report.md`` (prose from ``report_template.md``) with PNG plots:
-   the trade per α (mean, Risk, Losses>20%, GeoRisk among the systems) for each re-ranker, mean
-   effectiveness and UE-normalised nDCG, URisk/TRisk against BM25 with the 2012 paper's decomposition,
-   ZRisk/GeoRisk over all runs, and the per-topic view (T_J bars, helped–hurt histograms, CSV).
+   the trade per α (mean, Risk, Losses>20%, GeoRisk among the systems) for each re-ranker; four
+   questions, each sentence worded from the numbers: the topics the re-rankers hurt against BM25
+   (:func:`pyterrier_risk.hurt_topics`, T_J bars, helped–hurt histograms), the break-even α of every
+   run (:data:`pyterrier_risk.BreakEven`), the Kendall distance of the re-rankers' rankings from BM25's
+   per α with a paired test of the trend (:func:`pyterrier_risk.rank_distance`, Wang et al. 2012,
+   §5.9) and the baseline sensitivity of the PISA systems (:func:`pyterrier_risk.baseline_sensitivity`:
+   Friedman, Kendall's τ, PCA); then mean effectiveness and UE-normalised nDCG, URisk/TRisk against
+   BM25 with the 2012 paper's decomposition, and ZRisk/GeoRisk over all runs.
 
 The runs are also written as TREC files (``OUT/runs``) and the qrels as evaluated (``OUT/qrels.txt``),
 so ``pyterrier-risk eval`` can re-evaluate them.
@@ -89,7 +94,8 @@ class DemoResult:
         out: the output folder.
         report: path of ``report.md``.
         tables: the report's tables by name (``trade``, ``folds``, ``effectiveness``, ``risk``,
-            ``multi``, ``per_topic``, ``most_hurt``, ``experiment``).
+            ``multi``, ``per_topic``, ``experiment``, and those of :func:`_analysis_tables`: ``hurt``,
+            ``break_even``, ``kendall``, ``kendall_trend``, ``kendall_distance``, ``sensitivity``).
         plots: paths of the PNG plots by name.
         seconds: wall-clock time of the whole study.
     """
@@ -377,9 +383,16 @@ def cross_validated_rerank(cand: pd.DataFrame, qrels: pd.DataFrame, rerankers: S
             model = make_model(spec, n_systems, num_boost_round, seed).fit(train, qrels_train)
             out[spec.name].append(model.transform(cand[cand["qid"].isin(test)]))
             trees.append(model.best_iteration_)
-        log(f"  fold {f + 1}/{folds}: {len(rerankers)} models of {min(trees)}–{max(trees)} trees on "
-            f"{train['qid'].nunique()} topics ({time.perf_counter() - t0:.1f}s)")
+        log(f"  fold {f + 1}/{folds}: {_models_text(trees)} on {train['qid'].nunique()} topics "
+            f"({time.perf_counter() - t0:.1f}s)")
     return {name: pd.concat(v, ignore_index=True) for name, v in out.items()}
+
+
+def _models_text(trees: Sequence[int]) -> str:
+    """``"7 models of 50 trees"``, or ``"7 models of 12–50 trees"`` when their sizes differ."""
+    lo, hi = min(trees), max(trees)
+    size = f"{lo}" if lo == hi else f"{lo}–{hi}"
+    return f"{len(trees)} model{'s' if len(trees) != 1 else ''} of {size} tree{'s' if hi != 1 else ''}"
 
 
 def write_trec_run(res: pd.DataFrame, path: Path, tag: str) -> None:
@@ -580,7 +593,7 @@ def evaluate_study(results: dict[str, pd.DataFrame], topics: pd.DataFrame, qrels
     """
     from ir_measures import AP, P, nDCG
 
-    from .. import Experiment, GeoRisk, TRisk, URisk, ZRisk
+    from .. import BreakEven, Experiment, GeoRisk, TRisk, URisk, ZRisk
 
     measure = nDCG @ 10 if measure is None else measure
     plain = [measure, AP @ 100, P @ 10, *_ue_measures(measure)]
@@ -591,14 +604,15 @@ def evaluate_study(results: dict[str, pd.DataFrame], topics: pd.DataFrame, qrels
         risk[("T*Risk", a)] = TRisk(measure, alpha=a, baseline="mean")
         risk[("ZRisk", a)] = ZRisk(measure, alpha=a)
         risk[("GeoRisk", a)] = GeoRisk(measure, alpha=a)
-    averages, per_query = Experiment(results, topics, qrels, [*plain, *risk.values()], perquery="both",
-                                     verbose=False)
+    break_even = BreakEven(measure, baseline=baseline)
+    averages, per_query = Experiment(results, topics, qrels, [*plain, *risk.values(), break_even],
+                                     perquery="both", verbose=False)
     qids = sorted(qrels["qid"].unique(), key=lambda q: (len(q), q))
     values = per_query[per_query["measure"] == str(measure)]
     matrix = (values.pivot(index="name", columns="qid", values="value")
               .reindex(index=list(results), columns=qids).fillna(0.0))
     return {"averages": averages.set_index("name"), "matrix": matrix, "measures": plain, "risk": risk,
-            "measure": measure}
+            "break_even": break_even, "measure": measure}
 
 
 def risk_table(ev: dict[str, Any], baseline: str, alphas: Sequence[float]) -> pd.DataFrame:
@@ -667,18 +681,226 @@ def folds_table(matrix: pd.DataFrame, study: Study, baseline: str) -> pd.DataFra
     return table
 
 
-def worst_topics(matrix: pd.DataFrame, topics: pd.DataFrame, study: Study, baseline: str) -> pd.DataFrame:
-    """The five topics where LambdaMART loses most against ``baseline``; the re-rankers at the largest α."""
-    base = matrix.loc[baseline]
-    hurt = (matrix.loc[PLAIN] - base).sort_values(kind="stable").index[:5]
-    worst = pd.DataFrame({"qid": hurt, baseline: base[hurt].to_numpy(),
-                          PLAIN: matrix.loc[PLAIN, hurt].to_numpy()})
+HURT_TOP = 5  # most-hurt topics the report shows per re-ranker
+QUERY_WIDTH = 60  # characters of a query text in the report's tables (cut between words)
+
+
+def compared_runs(study: Study) -> list[str]:
+    """LambdaMART and each risk-sensitive re-ranker at the largest α: the runs set against the first stage."""
     top = max(study.alphas)
-    for objective in study.objectives if top > 0 else ():
-        name = f"{OBJECTIVE_LABELS[objective]}(a={top:g})"
-        worst[name] = matrix.loc[name, hurt].to_numpy()
-    worst["query"] = topics.set_index("qid").loc[hurt, "query"].str.slice(0, 50).to_numpy()
-    return worst
+    return [PLAIN] + [f"{OBJECTIVE_LABELS[o]}(a={top:g})" for o in study.objectives if top > 0]
+
+
+def _run_name(objective: str, alpha: float) -> str:
+    """The re-ranker an objective trained at ``alpha`` (LambdaMART at α = 0)."""
+    return PLAIN if alpha == 0 else f"{OBJECTIVE_LABELS[objective]}(a={alpha:g})"
+
+
+def short_query(text: str, width: int = QUERY_WIDTH) -> str:
+    """``text`` cut to at most ``width`` characters between two words (``" …"`` marks a cut)."""
+    import textwrap
+
+    text = " ".join(str(text).split())
+    return textwrap.shorten(text, width, placeholder=" …") if len(text) > width else text
+
+
+def hurt_table(matrix: pd.DataFrame, topics: pd.DataFrame, study: Study, baseline: str,
+               measure: str) -> pd.DataFrame:
+    """Every topic of :func:`compared_runs` against ``baseline``, most-hurt first.
+
+    The table is :func:`pyterrier_risk.hurt_topics`'s; ``T_R``/``T_J`` and their p-values are at the
+    largest training α (Dinçer et al. 2014, eqs. 21–23).
+    """
+    from .. import hurt_topics
+
+    names = [baseline, *compared_runs(study)]
+    return hurt_topics(matrix.loc[names], baseline, measures=[measure], topics=topics,
+                       alpha=max(study.alphas))
+
+
+def _hurt_view(hurt: pd.DataFrame, baseline: str, measure: str, top: int = HURT_TOP) -> pd.DataFrame:
+    """The ``top`` most-hurt topics of each run, with their query cut between words, for the report."""
+    view = hurt.groupby("system", sort=False).head(top)
+    return pd.DataFrame({"run": view["system"], "qid": view["qid"], "query": view["query"].map(short_query),
+                         baseline: view["baseline"], measure: view["value"], "difference": view["difference"],
+                         "relative": view["relative"], "T_J": view["t_j"],
+                         "p(T_J)": view["t_j_p_value"].map(_p_text)})
+
+
+def _p_text(p: float) -> str:
+    """A p-value with two significant digits (``3e-14``, ``0.096``): a table's 4 decimals would show 0."""
+    return f"{p:.2g}" if np.isfinite(p) else ""
+
+
+def _hurt_text(hurt: pd.DataFrame, baseline: str, alpha: float) -> str:
+    """Per run: topics lost, lost by more than 20%, and with T_J <= −2 (a significant loss at about 5%)."""
+    parts = []
+    counts = {}
+    for name, rows in hurt.groupby("system", sort=False):
+        lost = int((rows["difference"] < 0).sum())
+        gt20 = int(rows["loss_gt20"].sum())
+        sig = int((rows["t_j"] <= -2).sum())  # the T_J plot's red bars
+        counts[name] = gt20
+        parts.append(f"{name} loses {lost} of {len(rows)} topics, {gt20} by more than 20%, {sig} with "
+                     f"T_J ≤ −2")
+    text = f"Against {baseline} (T_J at α = {alpha:g}): " + "; ".join(parts) + "."
+    names = list(counts)
+    for name in names[1:]:
+        word = ("fewer" if counts[name] < counts[names[0]] else "more" if counts[name] > counts[names[0]]
+                else "as many")
+        text += (f" {name} loses more than 20% on {word} topics than {names[0]} "
+                 f"({counts[name]} vs {counts[names[0]]}).")
+    return text
+
+
+def breakeven_table(ev: dict[str, Any], risk: pd.DataFrame, baseline: str) -> pd.DataFrame:
+    """Gain, Risk and break-even α* = Gain/Risk of every run against ``baseline`` (Wang et al. 2012, §5.7).
+
+    α* is the Experiment's :data:`pyterrier_risk.BreakEven` column; URisk at α is positive exactly when
+    α < α*.
+    """
+    names = [n for n in risk["name"] if n != baseline]
+    column = repr(ev["break_even"])
+    return pd.DataFrame({"name": names, "Gain": risk.set_index("name").loc[names, "Gain"].to_numpy(),
+                         "Risk": risk.set_index("name").loc[names, "Risk"].to_numpy(),
+                         "break-even α": ev["averages"].loc[names, column].to_numpy(dtype=float)})
+
+
+def _breakeven_text(table: pd.DataFrame, study: Study, baseline: str) -> str:
+    """Which runs still beat ``baseline`` at each α, and how each objective's α* moves with the training α."""
+    star = table.set_index("name")["break-even α"]
+    parts = []
+    for a in (a for a in study.alphas if a > 0):
+        ahead = [n for n, v in star.items() if v > a]
+        parts.append(f"at α = {a:g}, {len(ahead)} of {len(star)} runs ({', '.join(ahead) or 'none'})")
+    text = f"URisk against {baseline} is positive for α < α*: " + "; ".join(parts) + "." if parts else ""
+    best = star.idxmax() if star.notna().any() else None
+    if best is not None:
+        text += f" The largest α* is {best}'s, {star[best]:.2f}."
+    for objective in study.objectives:
+        values = [float(star[_run_name(objective, a)]) for a in study.alphas]
+        steps = np.diff(values)
+        trend = ("rises with every step of the training α" if (steps > 0).all() else
+                 "falls with every step of the training α" if (steps < 0).all() else
+                 "does not move in one direction with the training α")
+        path = " → ".join(f"{v:.2f}" for v in values)
+        alphas = " → ".join(f"{a:g}" for a in study.alphas)
+        text += f" {OBJECTIVE_LABELS[objective]}'s α* {trend}: {path} (training α {alphas})."
+    return text.strip()
+
+
+def kendall_distances(results: dict[str, pd.DataFrame], study: Study, baseline: str) -> pd.DataFrame:
+    """Per topic (rows) and re-ranker (columns), the Kendall distance of its ranking from the first stage's.
+
+    Both rankings hold the same documents, the first stage's top ``study.depth`` (the tail below is the
+    first stage's own order and is left out). :func:`pyterrier_risk.rank_distance` (Wang et al. 2012, §5.9).
+    """
+    from .. import rank_distance
+
+    first = _top(results[baseline], study.depth)
+    return pd.DataFrame({r.name: rank_distance(_top(results[r.name], study.depth), first)
+                         for r in study.rerankers()})
+
+
+def _top(run: pd.DataFrame, depth: int) -> pd.DataFrame:
+    return run[run["rank"] < depth]
+
+
+def kendall_bins(results: dict[str, pd.DataFrame], study: Study, baseline: str) -> pd.DataFrame:
+    """The share of the topics per Kendall-distance bin of each re-ranker (Wang et al. 2012, Fig. 5).
+
+    :func:`pyterrier_risk.rank_distance_bins` of the rankings of :func:`kendall_distances`.
+    """
+    from .. import rank_distance_bins
+
+    first = _top(results[baseline], study.depth)
+    runs = {r.name: _top(results[r.name], study.depth) for r in study.rerankers()}
+    return rank_distance_bins(runs, first).reset_index()
+
+
+TREND_COLUMNS = ("re-ranker", "α from", "α to", "topics", "closer", "further", "same", "mean from", "mean to",
+                 "bin 0 from", "bin 0 to", "Wilcoxon p")
+
+
+def trend_alphas(study: Study) -> tuple[float, float]:
+    """The two training α compared by the trend test: the smallest α > 0 (0 when only one) and the largest."""
+    positive = [a for a in study.alphas if a > 0]
+    return (positive[0] if len(positive) >= 2 else 0.0), max(study.alphas)
+
+
+def kendall_trend(distances: pd.DataFrame, study: Study) -> pd.DataFrame:
+    """Per objective: do the topics stay closer to the first stage at the largest α than at the smallest?
+
+    Over the topics with a distance at both α (see :func:`trend_alphas`): how many moved closer, further
+    or stayed, the mean distance and the share in bin 0 (distance < 0.1) at each, and the two-sided
+    Wilcoxon signed-rank test of the paired distances (zero differences dropped; NaN when all are zero).
+    """
+    from scipy.stats import wilcoxon
+
+    lo, hi = trend_alphas(study)
+    rows = []
+    for objective in study.objectives if hi > 0 else ():
+        pair = distances[[_run_name(objective, lo), _run_name(objective, hi)]].dropna()
+        d_lo, d_hi = pair.iloc[:, 0].to_numpy(), pair.iloc[:, 1].to_numpy()
+        diff = d_hi - d_lo
+        p = float(wilcoxon(d_hi, d_lo).pvalue) if np.any(diff != 0) else float("nan")
+        rows.append({"re-ranker": OBJECTIVE_LABELS[objective], "α from": f"{lo:g}", "α to": f"{hi:g}",
+                     "topics": len(pair), "closer": int((diff < 0).sum()), "further": int((diff > 0).sum()),
+                     "same": int((diff == 0).sum()), "mean from": d_lo.mean(), "mean to": d_hi.mean(),
+                     "bin 0 from": float((d_lo < 0.1).mean()), "bin 0 to": float((d_hi < 0.1).mean()),
+                     "Wilcoxon p": p})
+    return pd.DataFrame(rows, columns=list(TREND_COLUMNS))
+
+
+def _kendall_text(trend: pd.DataFrame, baseline: str, level: float = 0.05) -> str:
+    """One sentence per objective, its direction and wording decided by the trend table's numbers."""
+    if trend.empty:
+        return "No risk-sensitive re-ranker was trained with α > 0: there is no trend to test."
+    parts = []
+    for row in trend.to_dict("records"):
+        name, lo, hi, p = row["re-ranker"], row["α from"], row["α to"], row["Wilcoxon p"]
+        numbers = (f"bin 0 (distance < 0.1) holds {row['bin 0 from']:.0%} of the topics at α = {lo} and "
+                   f"{row['bin 0 to']:.0%} at α = {hi}; the distance falls on {row['closer']} topics, rises "
+                   f"on {row['further']}, stays on {row['same']} (Wilcoxon signed-rank p = {p:.2g})")
+        if not p < level:
+            parts.append(f"**{name}**: no significant change in the distance from {baseline} between "
+                         f"α = {lo} and α = {hi}: {numbers}.")
+        elif row["mean to"] < row["mean from"]:
+            more = "more topics stay" if row["bin 0 to"] > row["bin 0 from"] else "the topics move"
+            parts.append(f"**{name}**: {more} close to {baseline}'s ranking as α grows: {numbers}.")
+        else:
+            parts.append(f"**{name}**: the rankings move further from {baseline}'s as α grows: {numbers}.")
+    return "\n\n".join(parts)
+
+
+def baseline_study(matrix: pd.DataFrame, pisa: Sequence[str], alpha: float) -> Any:
+    """:func:`pyterrier_risk.baseline_sensitivity` of the PISA systems at ``alpha`` (ECIR 2014)."""
+    from .. import baseline_sensitivity
+
+    return baseline_sensitivity(matrix.loc[list(pisa)], alpha=alpha, seed=0)
+
+
+def _sensitivity_text(sens: Any, level: float = 0.05) -> str:
+    """The Friedman test, Kendall's τ range and the PCA's explained variance, worded from the numbers."""
+    parts = []
+    f = sens.friedman
+    if f is not None:
+        verdict = ("the run baselines rank the systems alike more than chance would" if f.p_value < level
+                   else "no evidence that the run baselines rank the systems alike")
+        parts.append(f"Friedman test over the {f.blocks} run baselines (each ranks the {f.df + 1} systems "
+                     f"by URisk at α = {sens.alpha:g}, its own 0 included; ECIR 2014, Table 2): χ² = "
+                     f"{f.statistic:.2f}, df = {f.df}, p = {f.p_value:.2g}, Kendall's W = {f.kendall_w:.3f}: "
+                     f"{verdict}.")
+    lo, hi = sens.tau_range()
+    if not np.isnan(lo):
+        change = ("every run baseline ranks the systems the same" if lo == 1 else
+                  "the ranking changes with the baseline")
+        parts.append(f"Kendall's τ between two run baselines' rankings lies between {lo:.3f} and {hi:.3f}: "
+                     f"{change}.")
+    explained = ", ".join(f"{k} {v:.1%}" for k, v in sens.explained.items())
+    parts.append(f"The first two principal axes of the systems × topics matrix explain {explained} of the "
+                 "variance.")
+    return " ".join(parts)
 
 
 def _alpha0_text(averages: pd.DataFrame, folds: pd.DataFrame, ev: dict[str, Any], baseline: str) -> str:
@@ -713,11 +935,31 @@ def _findings(trade: pd.DataFrame, study: Study, measure: Any) -> str:
     return " ".join(parts)
 
 
-def make_plots(ev: dict[str, Any], risk: pd.DataFrame, study: Study, pisa: Sequence[str], plots_dir: Path,
-               baseline: str) -> dict[str, Path]:
-    """The four PNG plots of the report (risk–gain, helped–hurt, GeoRisk vs α, T_J per topic)."""
+def tj_panels(matrix: pd.DataFrame, study: Study, baseline: str) -> dict[str, pd.Series]:
+    """Per-topic T_J at the largest α of :func:`compared_runs` against the first stage ``baseline``."""
     from .. import trisk
-    from ..reporting import plot_georisk_alpha, plot_helped_hurt, plot_risk_gain, plot_topic_tj
+
+    top, base = max(study.alphas), matrix.loc[baseline]
+    return {f"{name} vs. {baseline} (T_J at α={top:g})": trisk(matrix.loc[name], base, alpha=top).t_j
+            for name in compared_runs(study)}
+
+
+def make_plots(ev: dict[str, Any], risk: pd.DataFrame, study: Study, pisa: Sequence[str], plots_dir: Path,
+               baseline: str, *, kendall: pd.DataFrame | None = None,
+               sensitivity: Any = None) -> dict[str, Path]:
+    """The report's PNG plots: risk–gain, helped–hurt, GeoRisk vs α, T_J per topic, and two optional ones.
+
+    With ``kendall`` (:func:`kendall_bins`) the Kendall-distance bins, with ``sensitivity``
+    (:func:`baseline_study`) the systems' PCA.
+    """
+    from ..reporting import (
+        plot_baselines_pca,
+        plot_georisk_alpha,
+        plot_helped_hurt,
+        plot_rank_distance,
+        plot_risk_gain,
+        plot_topic_tj,
+    )
 
     matrix, primary, top = ev["matrix"], ev["measure"], max(study.alphas)
     base = matrix.loc[baseline]
@@ -730,19 +972,27 @@ def make_plots(ev: dict[str, Any], risk: pd.DataFrame, study: Study, pisa: Seque
         labels = [spec.label] if spec.alpha > 0 else curves
         points += [{"name": lab, "alpha": spec.alpha, "risk": by_name.loc[spec.name, "Risk"],
                     "gain": by_name.loc[spec.name, "Gain"]} for lab in labels]
-    plots = {k: plots_dir / f"{k}.png" for k in ("risk_gain", "helped_hurt", "georisk_alpha", "topic_tj")}
+    names = ["risk_gain", "helped_hurt", "georisk_alpha", "topic_tj"]
+    names += ["kendall"] * (kendall is not None) + ["baselines_pca"] * (sensitivity is not None)
+    plots = {k: plots_dir / f"{k}.png" for k in names}
     plot_risk_gain(pd.DataFrame(points), path=plots["risk_gain"],
                    title=f"Risk–gain against {baseline} on {primary} (labels: training α)")
-    compared = [PLAIN] + [f"{OBJECTIVE_LABELS[o]}(a={top:g})" for o in study.objectives if top > 0]
-    plot_helped_hurt({n: matrix.loc[n] for n in compared}, base, measure=str(primary),
+    plot_helped_hurt({n: matrix.loc[n] for n in compared_runs(study)}, base, measure=str(primary),
                      path=plots["helped_hurt"],
                      title=f"Helped–hurt against {baseline}: LambdaMART and the re-rankers with α={top:g}")
     plot_georisk_alpha(matrix, path=plots["georisk_alpha"],
                        title=f"GeoRisk of {len(matrix)} runs on {primary} ({study.dataset})")
-    best_pisa = max((n for n in pisa if n != baseline), key=lambda n: matrix.loc[n].mean())
-    tj = {f"{name} vs. {baseline}, α={a:g}": trisk(matrix.loc[name], base, alpha=a).t_j
-          for name in (PLAIN, best_pisa) for a in (0.0, top)}
-    plot_topic_tj(tj, path=plots["topic_tj"])
+    plot_topic_tj(tj_panels(matrix, study, baseline), path=plots["topic_tj"],
+                  title=f"Per-topic T_J of the re-rankers against their first stage {baseline}")
+    if kendall is not None:
+        labels = {r.name: f"{r.label}\nα={r.alpha:g}" for r in study.rerankers()}  # two short lines per bar
+        bars = kendall.assign(run=kendall["run"].map(labels)).set_index("run").rename_axis("re-ranker")
+        plot_rank_distance(bars, path=plots["kendall"],
+                           title=f"Kendall distance of each re-ranker's top {study.depth} from {baseline}'s")
+    if sensitivity is not None:
+        plot_baselines_pca(sensitivity, path=plots["baselines_pca"],
+                           title=f"The {len(pisa)} PISA systems × {matrix.shape[1]} topics (squares: "
+                                 "virtual baselines)")
     return plots
 
 
@@ -787,8 +1037,47 @@ def _report_fields(ev: dict[str, Any], tables: dict[str, pd.DataFrame], study: S
         "trade_table": md(tables["trade"]), "findings": _findings(tables["trade"], study, measure),
         "effectiveness_table": md(tables["effectiveness"]),
         "risk_table": md(tables["risk"]),
-        "multi_table": md(tables["multi"]), "worst_table": md(tables["most_hurt"]),
+        "multi_table": md(tables["multi"]),
+        **_analysis_fields(tables, ev["sensitivity"], study, measure, baseline, md),
     }
+
+
+def _analysis_fields(tables: dict[str, pd.DataFrame], sens: Any, study: Study, measure: Any, baseline: str,
+                     md: Callable[[pd.DataFrame], str]) -> dict[str, Any]:
+    """The report's fields of the four questions: hurt topics, break-even α, Kendall distance, baselines."""
+    lo, hi = trend_alphas(study)
+    return {
+        "hurt_top": HURT_TOP, "top_alpha": f"{max(study.alphas):g}",
+        "hurt_text": _hurt_text(tables["hurt"], baseline, max(study.alphas)),
+        "hurt_table": md(_hurt_view(tables["hurt"], baseline, str(measure))),
+        "breakeven_text": _breakeven_text(tables["break_even"], study, baseline),
+        "breakeven_table": md(tables["break_even"]),
+        "kendall_table": md(tables["kendall"]),
+        "kendall_trend_table": md(tables["kendall_trend"].assign(
+            **{"Wilcoxon p": tables["kendall_trend"]["Wilcoxon p"].map(_p_text)})),
+        "kendall_text": _kendall_text(tables["kendall_trend"], baseline), "trend_from": f"{lo:g}",
+        "trend_to": f"{hi:g}", "sensitivity_text": _sensitivity_text(sens),
+        "ranks_table": md(tables["sensitivity"].set_index("system").map(
+            lambda r: f"{r:g}" if np.isfinite(r) else "").reset_index()),
+    }
+
+
+def _analysis_tables(ev: dict[str, Any], risk: pd.DataFrame, results: dict[str, pd.DataFrame],
+                     topics: pd.DataFrame, study: Study, pisa: Sequence[str]) -> dict[str, pd.DataFrame]:
+    """The tables of the four questions, and :func:`baseline_study`'s result in ``ev["sensitivity"]``.
+
+    ``hurt``, ``break_even``, ``kendall``, ``kendall_trend``, ``kendall_distance`` and ``sensitivity``
+    (the systems' URisk ranks under each baseline).
+    """
+    matrix = ev["matrix"]
+    distances = kendall_distances(results, study, BASELINE)
+    sens = ev["sensitivity"] = baseline_study(matrix, pisa, max(study.alphas))
+    ranks = sens.ranks.loc[list(pisa)].rename_axis(index="system").reset_index()
+    return {"hurt": hurt_table(matrix, topics, study, BASELINE, str(ev["measure"])),
+            "break_even": breakeven_table(ev, risk, BASELINE),
+            "kendall": kendall_bins(results, study, BASELINE),
+            "kendall_trend": kendall_trend(distances, study),
+            "kendall_distance": distances.rename_axis(index="qid").reset_index(), "sensitivity": ranks}
 
 
 def write_report(*, out: Path, study: Study, topics: pd.DataFrame, qrels: pd.DataFrame,
@@ -818,9 +1107,10 @@ def write_report(*, out: Path, study: Study, topics: pd.DataFrame, qrels: pd.Dat
               "effectiveness": ev["averages"][[str(m) for m in ev["measures"]]].reset_index(),
               "risk": risk_table(ev, BASELINE, study.alphas), "multi": multi_table(ev, study.alphas),
               "per_topic": matrix.T.rename_axis(index="qid").reset_index(),
-              "most_hurt": worst_topics(matrix, topics, study, BASELINE),
               "experiment": ev["averages"].reset_index()}
-    plots = make_plots(ev, tables["risk"], study, pisa, out / "plots", BASELINE)
+    tables.update(_analysis_tables(ev, tables["risk"], results, topics, study, pisa))
+    plots = make_plots(ev, tables["risk"], study, pisa, out / "plots", BASELINE, kendall=tables["kendall"],
+                       sensitivity=ev["sensitivity"])
     for key, df in tables.items():
         write_table(df, out / "tables" / f"{key}.csv")
     text = render_report(_report_fields(ev, tables, study, pisa, n_docs, labels))

@@ -51,9 +51,27 @@ def _finish(fig: Figure, path: str | os.PathLike | None, dpi: int = 120) -> Figu
 
 
 def _wrap(text: str, width: int = 70) -> str:
+    """``text`` in lines of at most ``width`` characters, broken between words only.
+
+    A word longer than ``width`` (a run name, a query term) gets a line of its own rather than being cut.
+    """
     import textwrap
 
-    return "\n".join(textwrap.wrap(text, width)) or text
+    return "\n".join(textwrap.wrap(text, width, break_long_words=False, break_on_hyphens=False)) or text
+
+
+def _line_colours(n: int) -> list[Any]:
+    """``n`` line colours, distinct up to 20: matplotlib's ten (C0–C9), then the ten light tab20 tones.
+
+    Beyond 20 the colours repeat; :func:`plot_georisk_alpha` then also changes the line style.
+    """
+    if n <= 10:
+        return [f"C{j}" for j in range(n)]
+    from matplotlib import colormaps
+
+    tab20 = colormaps["tab20"].colors  # dark and light tone of each of tab10's hues, alternating
+    order = [*tab20[0::2], *tab20[1::2]]
+    return [order[j % 20] for j in range(n)]
 
 
 def _as_series(values: Any, what: str) -> pd.Series:
@@ -347,10 +365,11 @@ def plot_georisk_alpha(matrix: pd.DataFrame, alphas: Sequence[float] = DEFAULT_A
     fig = _new_figure(6.5, 4.5)
     ax = fig.add_subplot()
     markers = "os^vD<>phx*+"
+    colours = _line_colours(curves.shape[1])
     for j, name in enumerate(curves.columns):
-        # ten colours repeat; the line style tells the 11th system from the 1st
+        # lines 11-20 get the light tones and a dashed line; from the 21st the colours repeat, the style not
         ax.plot(curves.index.to_numpy(float), curves[name].to_numpy(float), marker=markers[j % len(markers)],
-                markersize=3, label=str(name), color=f"C{j % 10}", linestyle=("-", "--", ":")[(j // 10) % 3])
+                markersize=3, label=str(name), color=colours[j], linestyle=("-", "--", ":")[(j // 10) % 3])
     ax.set_xlabel("α")
     ax.set_ylabel("GeoRisk")
     ax.set_title(_wrap(title or "GeoRisk vs. α"), fontsize=10)
@@ -399,7 +418,7 @@ def plot_topic_tj(t_j: Any, *, threshold: float = 2.0, path: str | os.PathLike |
         ax.set_ylim(-lim, lim)
         ax.set_ylabel("$T_J$")
         if name:
-            ax.set_title(name, fontsize=9)
+            ax.set_title(_wrap(name, 60), fontsize=9)
         losses, wins = int(np.sum(v <= -threshold)), int(np.sum(v >= threshold))
         ax.text(0.01, 0.97, f"{losses} sig. losses, {wins} sig. wins", transform=ax.transAxes,
                 va="top", fontsize=7)
