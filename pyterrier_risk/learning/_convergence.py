@@ -90,7 +90,7 @@ def rounds_to_reach(
 
     Raises:
         ValueError: both ``fraction`` and ``value``, a fraction outside (0, 1], a non-finite value,
-            or :func:`validation_curve`'s errors (named with the label).
+            an empty mapping, or :func:`validation_curve`'s errors (named with the label).
 
     Example:
         >>> rounds_to_reach([0.30, 0.40, 0.48, 0.50])  # 95% of 0.50 is 0.475
@@ -113,6 +113,8 @@ def rounds_to_reach(
         return float(reached[0] + 1) if len(reached) else math.nan
 
     if isinstance(curves, Mapping) and not _is_record(curves):
+        if not curves:
+            raise ValueError("no curves given: the mapping is empty")
         out = {}
         for label, curve in curves.items():
             try:
