@@ -24,7 +24,8 @@ the validation set here (they only shift the curve), so the curve is the mean ND
     python examples/mq2008_alpha_study.py --quick     # fold 1, seed 1, 30 trees (< 1 minute)
     python examples/mq2008_alpha_study.py             # 5 folds x 3 seeds, alpha 0 1 5 10, 100 trees
 
-Writes ``--out`` (per-query distances, CSV) and ``--out`` with ``_curves`` (validation curves, CSV).
+Writes ``--out`` (per-query distances, CSV), and next to it ``_curves`` (the validation curves) and
+``_convergence`` (the rounds per model); with ``--runs`` also ``_runs`` and ``_bm25`` (the test rankings).
 """
 
 from __future__ import annotations

@@ -65,6 +65,17 @@ def test_the_curve_of_an_early_stopped_model_ends_at_its_best_iteration(split):
     assert ptr.rounds_to_reach(model, fraction=1.0) <= model.best_iteration_
 
 
+def test_a_loaded_model_has_no_curve(split, tmp_path):
+    tr, tr_q, va, va_q = split
+    model = ptr.RiskLambdaMART("lambdarank", num_boost_round=5, verbose=False, **FAST).fit(tr, tr_q, va, va_q)
+    assert len(model.evals_result_["valid"]["ndcg@10"]) == 5
+    model.save(tmp_path / "m")
+    loaded = ptr.RiskLambdaMART.load(tmp_path / "m")
+    assert loaded.evals_result_ is None
+    with pytest.raises(ValueError, match="no validation curve"):
+        validation_curve(loaded)
+
+
 def loop_rounds(curve, target):
     for t, v in enumerate(curve, start=1):
         if v >= target:
