@@ -23,6 +23,7 @@ the validation set here (they only shift the curve), so the curve is the mean ND
 
     python examples/mq2008_alpha_study.py --quick     # fold 1, seed 1, 30 trees (< 1 minute)
     python examples/mq2008_alpha_study.py             # 5 folds x 3 seeds, alpha 0 1 5 10, 100 trees
+    python examples/mq2008_alpha_study.py --plots figures   # also the two figures
 
 Writes ``--out`` (per-query distances, CSV), and next to it ``_curves`` (the validation curves) and
 ``_convergence`` (the rounds per model); with ``--runs`` also ``_runs`` and ``_bm25`` (the test rankings).
@@ -162,6 +163,24 @@ def convergence(curves: list[dict], alphas: list[float]) -> tuple[pd.DataFrame, 
     return models, pd.DataFrame(summary)
 
 
+def plots(bins: pd.DataFrame, curves: list[dict], folder: Path) -> None:
+    """The distance bins per α (``ptr.plot_rank_distance``) and the mean validation curve per α."""
+    import matplotlib.pyplot as plt
+
+    folder.mkdir(parents=True, exist_ok=True)
+    short = bins.rename(index=lambda label: label.removeprefix("alpha=")).rename_axis("α")
+    ptr.plot_rank_distance(short, path=folder / "rank_distance.png", title="Distance to BM25")
+    fig, ax = plt.subplots(figsize=(6, 4))
+    for alpha in sorted({c["alpha"] for c in curves}):
+        mean = np.mean([c["curve"] for c in curves if c["alpha"] == alpha], axis=0)
+        ax.plot(np.arange(1, len(mean) + 1), mean, label=f"α = {alpha:g}")
+    ax.set(xlabel="boosting round", ylabel="validation NDCG@10 (mean over the models)",
+           title="U-CRO on MQ2008: convergence per α")  # fmt: skip
+    ax.legend()
+    fig.savefig(folder / "convergence.png", dpi=120, bbox_inches="tight")
+    plt.close(fig)
+
+
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--alphas", type=float, nargs="+", default=[0.0, 1.0, 5.0, 10.0])
@@ -172,6 +191,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     ap.add_argument("--quick", action="store_true", help="fold 1, seed 1, 30 trees: a smoke test")
     ap.add_argument("--out", type=Path, default=Path.cwd() / "mq2008_alpha_study.csv")
     ap.add_argument("--runs", action="store_true", help="also write the test rankings (--out with _runs)")
+    ap.add_argument("--plots", type=Path, help="write rank_distance.png and convergence.png to this folder")
     args = ap.parse_args(argv)
     if args.quick:
         args.folds, args.seeds, args.rounds = [1], [1], 30
@@ -221,6 +241,8 @@ def main(argv: list[str] | None = None) -> None:
     if args.runs:
         runs.to_csv(args.out.with_name(f"{args.out.stem}_runs.csv"), index=False)
         bm25.to_csv(args.out.with_name(f"{args.out.stem}_bm25.csv"), index=False)
+    if args.plots:
+        plots(bins, curves, args.plots)
     print(f"\nwrote {args.out} and {curves_out}")
 
 
