@@ -24,7 +24,10 @@ pytestmark = pytest.mark.slow
 def quick(tmp_path_factory):
     data_path("letor4-mq2008")
     out = tmp_path_factory.mktemp("alpha") / "study.csv"
-    text = run_example("examples/mq2008_alpha_study.py", "--quick", "--runs", "--out", str(out))
+    text = run_example("examples/mq2008_alpha_study.py", "--quick", "--runs", "--out", str(out),
+                       "--plots", str(out.parent / "figures"))
+    figures = {f.name for f in (out.parent / "figures").glob("*.png")}
+    assert figures == {"rank_distance.png", "convergence.png"}
     read = {name: pd.read_csv(out.with_name(f"study{name}.csv"), dtype={"qid": str})
             for name in ("", "_curves", "_convergence", "_runs", "_bm25")}
     read[""]["qid"] = read[""]["seed_qid"].str.split(":", n=1).str[1]
