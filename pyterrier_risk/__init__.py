@@ -71,6 +71,7 @@ _EXPORTS: dict[str, str] = {
     # learning
     "objective": "learning",
     "RiskLambdaMART": "learning",
+    "rounds_to_reach": "learning",
     "read_letor": "data",
     "LetorData": "data",
     # data and reporting

@@ -12,6 +12,8 @@ _EXPORTS = {
     "RiskObjective": "_objective",
     "KINDS": "_objective",
     "RiskLambdaMART": "_lambdamart",
+    "rounds_to_reach": "_convergence",
+    "validation_curve": "_convergence",
 }
 __all__ = list(_EXPORTS)
 __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

@@ -130,6 +130,9 @@ class RiskLambdaMART(pt.Estimator):
         booster_: the trained ``lightgbm.Booster`` (None before ``fit``/``load``).
         num_features_: number of features the model was trained on.
         best_iteration_: number of trees used for scoring.
+        evals_result_: the validation set's NDCG@``cutoff`` after each boosting round,
+            ``{'valid': {'ndcg@10': [...]}}`` (LightGBM's ``record_evaluation``), when ``fit``
+            received a validation set; None otherwise (and after ``load``).
     """
 
     def __init__(
@@ -193,6 +196,7 @@ class RiskLambdaMART(pt.Estimator):
         self.booster_: Any = None
         self.num_features_: int | None = None
         self.best_iteration_: int | None = None
+        self.evals_result_: dict[str, dict[str, list[float]]] | None = None
 
     # ------------------------------------------------------------------ repr
     def __repr__(self) -> str:
@@ -307,6 +311,7 @@ class RiskLambdaMART(pt.Estimator):
         params.update(self.lightgbm_params)
         dtrain = lgb.Dataset(x_train, y_train, group=g_train, free_raw_data=False)
         valid_sets, callbacks = [], []
+        evals: dict[str, dict[str, list[float]]] = {}
         if topics_or_res_va is not None:
             _, x_va, y_va, g_va = self._labelled(topics_or_res_va, qrels_va, "validation")
             if x_va.shape[1] != x_train.shape[1]:
@@ -314,6 +319,7 @@ class RiskLambdaMART(pt.Estimator):
                     f"validation features have {x_va.shape[1]} columns, training features {x_train.shape[1]}"
                 )
             valid_sets.append(lgb.Dataset(x_va, y_va, group=g_va, reference=dtrain))
+            callbacks.append(lgb.record_evaluation(evals))  # the validation curve, per round
             if self.early_stopping_rounds is not None:
                 callbacks.append(
                     lgb.early_stopping(self.early_stopping_rounds, first_metric_only=True, verbose=False)
@@ -332,6 +338,7 @@ class RiskLambdaMART(pt.Estimator):
         finally:
             progress.close()
         self.booster_ = booster
+        self.evals_result_ = evals or None
         self.num_features_ = int(x_train.shape[1])
         best = int(booster.best_iteration or 0)
         self.best_iteration_ = best if best > 0 else int(booster.current_iteration())
