@@ -130,8 +130,8 @@ def test_topics_from_evaluation_files_trec7(capsys):
     gdeval = root / "reference_eval" / "gdeval_c.csv"
     bm25, dph = "stem-stop_BM25b0.75_1", "stem-stop_DLH13_2"
     code, out, err = _run(capsys, ["topics", "--evalfile", str(gdeval), "--baseline", bm25,
-                                   "--measure", "nDCG(dcg='exp-log2')@20", "--qrels", str(root / "qrels.adhoc.351-400.txt"),
-                                   "--format", "csv",
+                                   "--measure", "nDCG(dcg='exp-log2')@20",
+                                   "--qrels", str(root / "qrels.adhoc.351-400.txt"), "--format", "csv",
                                    "--queries", str(root / "topics.adhoc.351-400.txt")])
     assert code == 0, err
     table = pd.read_csv(io.StringIO(out), dtype={"qid": str})
