@@ -125,13 +125,14 @@ def test_a_baseline_name_without_names_is_one_short_line(with_risk):
     assert "qid" not in message  # the result frames are not printed
 
 
-def test_a_risk_measures_baseline_name_without_names_is_one_short_line():
-    m = pr.TRisk(AP, baseline="BM25")
+@pytest.mark.parametrize("m", [pr.TRisk(AP, baseline="BM25"),
+                               pr.URisk(AP, baseline="mean", pool=["BM25", "QL"])], ids=["baseline", "pool"])
+def test_a_risk_measures_baseline_name_without_names_is_one_short_line(m):
     with pytest.raises(ValueError, match=r"names no system: .* give names=") as caught:
         pr.Experiment([R1, R2], TOPICS, QRELS, [m])
     assert "\n" not in str(caught.value) and len(str(caught.value)) < 200
     named = pr.Experiment([R1, R2], TOPICS, QRELS, [m], names=["BM25", "QL"]).set_index("name")
-    assert np.isnan(named.loc["BM25", repr(m)]) and np.isfinite(named.loc["QL", repr(m)])
+    assert np.isfinite(named.loc["QL", repr(m)])  # with names= the same measure works
 
 
 def test_a_baseline_name_with_names_works_without_risk_measures_too():

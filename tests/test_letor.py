@@ -129,6 +129,18 @@ def test_bad_input_names_file_and_line(tmp_path, text, match):
         read_letor(write(tmp_path, text))
 
 
+def test_undecodable_or_truncated_file_is_a_value_error_naming_it(tmp_path):
+    p = tmp_path / "latin1.txt"
+    p.write_bytes(b"1 qid:1 1:0.5\n1 qid:1 2:0.5 #docid = D\xe9\n")
+    with pytest.raises(ValueError, match=r"latin1\.txt: not UTF-8 text \(undecodable byte 0xe9\)"):
+        read_letor(p)
+    whole = gzip.compress(b"".join(b"1 qid:%d 1:0.5\n" % i for i in range(5000)))
+    p = tmp_path / "cut.txt.gz"
+    p.write_bytes(whole[: len(whole) // 2])
+    with pytest.raises(ValueError, match=r"cut\.txt\.gz: cannot read the file after line \d+: Compressed"):
+        read_letor(p)
+
+
 def test_n_features_must_be_an_integer(tmp_path):
     p = write(tmp_path, SAMPLE)
     with pytest.raises(TypeError, match="n_features must be an integer"):

@@ -39,6 +39,8 @@ from typing import Any, NamedTuple
 import numpy as np
 import pandas as pd
 
+from ._validate import _to_float_array
+
 BASES: tuple[str, ...] = ("nDCG", "AP", "P", "R", "RR")
 VARIANTS: tuple[str, ...] = ("V1", "V2")
 REB_MODES: tuple[str, ...] = ("exact", "paper")
@@ -245,7 +247,9 @@ def ue_bounds(
     _check_cutoff(cutoff)
     if measure in ("P", "R") and cutoff is None:
         raise ValueError(f"{measure} needs a cutoff")
-    lab = np.asarray(labels, dtype=float).ravel()
+    if isinstance(rel, bool) or not isinstance(rel, (int, np.integer)):
+        raise TypeError(f"rel must be an integer label (the least relevant one), got {rel!r}")
+    lab = _to_float_array(labels, "labels").ravel()
     if groups is None:
         codes = np.zeros(len(lab), dtype=np.int64)
         index = None
@@ -262,11 +266,11 @@ def ue_bounds(
     elif isinstance(norm, pd.Series):
         if index is None:
             raise ValueError("a Series norm needs groups")
-        normaliser = norm.reindex(index).to_numpy(dtype=float)
+        normaliser = _to_float_array(norm.reindex(index), "norm")
         if np.isnan(normaliser).any():
             raise ValueError("norm has no value for some topics")
     else:
-        normaliser = np.broadcast_to(np.asarray(norm, dtype=float), (n_groups,))
+        normaliser = np.broadcast_to(_to_float_array(norm, "norm"), (n_groups,))
     iub, rebv = _normalise(iub_raw, normaliser), _normalise(reb_raw, normaliser)
     if index is None:
         return UEBounds(float(iub[0]), float(rebv[0]))
@@ -308,7 +312,7 @@ def ue(a: Any, iub: Any, reb: Any, variant: str = "V1") -> Any:
     if index is not None:  # align bounds given per topic with the scores' topics
         iub, reb = (x.reindex(index) if isinstance(x, pd.Series) else x for x in (iub, reb))
     av, iv, rv = np.broadcast_arrays(
-        *(np.asarray(x.to_numpy() if isinstance(x, pd.Series) else x, dtype=float) for x in (a, iub, reb))
+        *(_to_float_array(x, name) for x, name in ((a, "a"), (iub, "iub"), (reb, "reb")))
     )
     if np.isnan(av).any() or np.isnan(iv).any() or np.isnan(rv).any():
         raise ValueError("a, iub and reb must not be NaN (Series iub/reb must cover every topic of a)")

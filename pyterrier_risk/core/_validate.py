@@ -86,9 +86,22 @@ def check_int(value: Any, name: str, *, minimum: int = 1, allow_none: bool = Fal
     return int(value)
 
 
+def _holds_text(array: np.ndarray) -> bool:
+    """Whether ``array`` holds strings (numpy's float conversion would parse ``'0.5'`` or ``'1_0'``)."""
+    if array.dtype.kind in "USa":
+        return True
+    return array.dtype.kind == "O" and any(isinstance(v, (str, bytes)) for v in array.ravel())
+
+
 def _to_float_array(values: Any, name: str) -> np.ndarray:
+    """``values`` as float64; text is refused (a TypeError), never parsed."""
+    raw = values.to_numpy() if isinstance(values, (pd.Series, pd.DataFrame)) else np.asarray(values)
+    if _holds_text(raw):
+        example = next((v for v in raw.ravel() if isinstance(v, (str, bytes))), "")
+        example = example.decode(errors="replace") if isinstance(example, bytes) else example
+        raise TypeError(f"{name} must hold numeric values, not text such as {str(example)!r} (convert it)")
     try:
-        array = np.asarray(values, dtype=np.float64)
+        array = np.asarray(raw, dtype=np.float64)
     except (TypeError, ValueError) as e:
         raise TypeError(f"{name} must hold numeric scores: {e}") from None
     return array
@@ -201,10 +214,7 @@ def _matrix_shape_checked(
     systems = topics = None
     if isinstance(matrix, pd.DataFrame):
         systems, topics = matrix.index, matrix.columns
-        try:
-            values = matrix.to_numpy(dtype=np.float64)
-        except (TypeError, ValueError) as e:
-            raise TypeError(f"{name} must hold numeric scores: {e}") from None
+        values = _to_float_array(matrix, name)
     else:
         values = _to_float_array(matrix, name)
     if values.ndim != 2:

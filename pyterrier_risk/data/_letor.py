@@ -20,6 +20,7 @@ Numeric core module: numpy only (pandas only inside :meth:`LetorData.to_frame`).
 
 from __future__ import annotations
 
+import lzma
 import os
 import re
 from collections.abc import Iterator
@@ -177,12 +178,18 @@ class _Rows:
 
 def _lines(path: Path) -> Iterator[tuple[int, list[str], str | None]]:
     """``(line number, tokens, docid)`` of each data line (blank lines and whole-line comments skipped)."""
-    with open_text(path) as fh:
-        for lineno, line in enumerate(fh, 1):
-            body, hashmark, comment = line.partition("#")
-            tokens = body.split()
-            if tokens:
-                yield lineno, tokens, _docid_from_comment(comment) if hashmark else None
+    lineno = 0
+    try:
+        with open_text(path) as fh:
+            for lineno, line in enumerate(fh, 1):
+                body, hashmark, comment = line.partition("#")
+                tokens = body.split()
+                if tokens:
+                    yield lineno, tokens, _docid_from_comment(comment) if hashmark else None
+    except UnicodeDecodeError as e:
+        raise ValueError(f"{path}: not UTF-8 text (undecodable byte {e.object[e.start]:#04x})") from None
+    except (OSError, EOFError, lzma.LZMAError) as e:  # a corrupt or truncated compressed file
+        raise ValueError(f"{path}: cannot read the file after line {lineno}: {e}") from None
 
 
 def _line_qid(where: str, tokens: list[str], has_qid: bool | None) -> str | None:

@@ -491,7 +491,7 @@ def Experiment(  # noqa: N802 - mirrors pt.Experiment
             correction_alpha=correction_alpha, highlight=highlight, round=round, **kwargs,
         )  # fmt: skip
     names, systems = _systems(retr_systems, names)
-    _check_named_baselines(request.risk, named)
+    _check_named_baselines(request.risk, names, named)
     options = TableOptions(
         baseline=_baseline_index(baseline, names, named), test=_like_pt(test_function, test),
         correction=correction, correction_alpha=correction_alpha, round=_like_pt(check_round, round),
@@ -552,7 +552,7 @@ def _baseline_index(baseline: Any, names: list[str], named: bool) -> int | None:
         raise (TypedValueError if isinstance(baseline, str) else AssertedValueError)(str(e)) from None
 
 
-def _check_named_baselines(risk: list[RiskMeasure], named: bool) -> None:
+def _check_named_baselines(risk: list[RiskMeasure], names: list[str], named: bool) -> None:
     """A risk measure's baseline name with systems given as a list without ``names=``: a one-line error.
 
     Without names the systems are named by ``str(system)`` (as ``pt.Experiment`` names them), which
@@ -562,8 +562,12 @@ def _check_named_baselines(risk: list[RiskMeasure], named: bool) -> None:
         return
     for m in risk:
         ref = m.params.get("baseline") if m.USES_BASELINE else None
-        if isinstance(ref, str) and ref not in AGGREGATE_BASELINES and not os.path.isfile(ref):
-            raise ValueError(f"{m!r}: baseline {ref!r} names no system: the systems are a list without "
+        pool = [p for p in m.params.get("pool") or () if isinstance(p, str) and p not in names]
+        known = (*names, *AGGREGATE_BASELINES)
+        unknown = isinstance(ref, str) and ref not in known and not os.path.isfile(ref)
+        if unknown or pool:
+            what = f"baseline {ref!r}" if not pool else f"pool member {pool[0]!r}"
+            raise ValueError(f"{m!r}: {what} names no system: the systems are a list without "
                              "names=; give names=[...] (one per system) or a dict {name: system}")
 
 
