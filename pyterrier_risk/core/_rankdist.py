@@ -133,8 +133,8 @@ def _row_inversions(xs: np.ndarray, ys: np.ndarray) -> np.ndarray:
     return total
 
 
-def _ranking_columns(run: Any, name: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """``qid`` and ``docno`` (as str) and ``score`` (float) of a PyTerrier result frame, checked."""
+def _ranking_columns(run: Any, name: str) -> tuple[pd.Series, pd.Series, np.ndarray]:
+    """``qid`` and ``docno`` (Series of str) and ``score`` (float) of a PyTerrier result frame, checked."""
     from pandas.api.types import infer_dtype
 
     if not isinstance(run, pd.DataFrame):
@@ -151,7 +151,7 @@ def _ranking_columns(run: Any, name: str) -> tuple[np.ndarray, np.ndarray, np.nd
         values = run[column]
         if infer_dtype(values, skipna=False) != "string":  # ids compare as text: 351 is "351"
             values = values.astype(str)
-        ids.append(values.to_numpy(dtype=object))
+        ids.append(values.reset_index(drop=True))
     try:
         score = run["score"].to_numpy(dtype=np.float64)
     except (TypeError, ValueError) as e:
@@ -161,14 +161,15 @@ def _ranking_columns(run: Any, name: str) -> tuple[np.ndarray, np.ndarray, np.nd
     return ids[0], ids[1], score
 
 
-def _check_unique(keys: np.ndarray, qids: np.ndarray, docnos: np.ndarray, name: str) -> None:
+def _check_unique(keys: np.ndarray, qids: pd.Series, docnos: pd.Series, name: str) -> None:
     """Refuse a (topic, document) pair listed twice, naming the first one."""
     order = np.argsort(keys, kind="stable")
     repeat = np.flatnonzero(keys[order][1:] == keys[order][:-1])
     if len(repeat):
         i = order[repeat[0] + 1]
         raise ValueError(
-            f"{name} lists document {docnos[i]!r} of topic {qids[i]!r} twice ({len(repeat)} repeats)"
+            f"{name} lists document {docnos.iloc[i]!r} of topic {qids.iloc[i]!r} twice "
+            f"({len(repeat)} repeats)"
         )
 
 
@@ -207,8 +208,9 @@ def rank_distance(run: Any, baseline_run: Any) -> pd.Series:
     rq, rd, rs = _ranking_columns(run, "run")
     bq, bd, bs = _ranking_columns(baseline_run, "baseline_run")
     nb = len(bq)
-    qcodes, topics = pd.factorize(np.concatenate([bq, rq]))  # the baseline's topics first
-    dcodes, docs = pd.factorize(np.concatenate([bd, rd]))
+    # factorised as Series: pandas' string columns need no Python object per id
+    qcodes, topics = pd.factorize(pd.concat([bq, rq], ignore_index=True))  # the baseline's topics first
+    dcodes, docs = pd.factorize(pd.concat([bd, rd], ignore_index=True))
     keys = qcodes.astype(np.int64) * max(len(docs), 1) + dcodes
     _check_unique(keys[nb:], rq, rd, "run")
     _check_unique(keys[:nb], bq, bd, "baseline_run")
