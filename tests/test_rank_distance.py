@@ -180,3 +180,14 @@ def test_real_runs_trec7_against_kendalltau_and_brute_force():
         d = got[q] * p
         c = p - d - tx - ty + both_tied
         assert stats.kendalltau(x, y).statistic == pytest.approx((c - d) / np.sqrt((p - tx) * (p - ty)))
+
+
+def test_chunked_threads_give_the_same_counts(monkeypatch):
+    from pyterrier_risk.core import _rankdist
+
+    rng = np.random.default_rng(9)
+    groups = np.repeat(np.arange(50), 40)
+    x, y = rng.integers(0, 6, 2000).astype(float), rng.random(2000)
+    whole = discordant_pairs(groups, x, y)[0]
+    monkeypatch.setattr(_rankdist, "_CHUNK_ITEMS", 128)  # 2 rows of 64 per chunk: 25 chunks
+    np.testing.assert_array_equal(discordant_pairs(groups, x, y)[0], whole)

@@ -29,7 +29,9 @@ topic together, counting for each document of a right half the larger ones of it
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import numpy as np
@@ -83,8 +85,23 @@ def discordant_pairs(
         xs = np.full(len(members) * int(w), np.inf)
         ys = np.full(len(members) * int(w), np.inf)  # padding sorts last and ties with itself
         xs[flat], ys[flat] = xw, yw
-        discordant[members] = _row_inversions(xs.reshape(len(members), -1), ys.reshape(len(members), -1))
+        discordant[members] = _in_chunks(xs.reshape(len(members), -1), ys.reshape(len(members), -1))
     return discordant, sizes * (sizes - 1) // 2
+
+
+_CHUNK_ITEMS = 1 << 20  # rows are counted in chunks of about this many items, one per thread
+
+
+def _in_chunks(xs: np.ndarray, ys: np.ndarray) -> np.ndarray:
+    """:func:`_row_inversions` over chunks of rows, on a thread per CPU (numpy's sorts release the GIL)."""
+    rows = max(1, _CHUNK_ITEMS // xs.shape[1])
+    starts = range(0, xs.shape[0], rows)
+    if len(starts) == 1:
+        return _row_inversions(xs, ys)
+    workers = min(len(starts), os.cpu_count() or 1)
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        parts = pool.map(lambda i: _row_inversions(xs[i : i + rows], ys[i : i + rows]), starts)
+        return np.concatenate(list(parts))
 
 
 _BRUTE_WIDTH = 16  # blocks this wide count their inversions pair by pair; wider ones by merging
