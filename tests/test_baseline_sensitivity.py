@@ -251,3 +251,10 @@ def test_trisk_without_variance_follows_trisk():
             assert res.trisk.loc[s, b] == pytest.approx(ref, nan_ok=True) or (
                 np.isnan(ref) and np.isnan(res.trisk.loc[s, b])
             )
+
+
+def test_all_systems_tied_is_a_one_line_error():
+    m = pd.DataFrame(np.full((4, 5), 0.5), index=list("abcd"))
+    with pytest.raises(ValueError, match="every block ties all systems") as e:
+        ptr.baseline_sensitivity(m)
+    assert "\n" not in str(e.value)
