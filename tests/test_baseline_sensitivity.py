@@ -258,3 +258,10 @@ def test_all_systems_tied_is_a_one_line_error():
     with pytest.raises(ValueError, match="every block ties all systems") as e:
         ptr.baseline_sensitivity(m)
     assert "\n" not in str(e.value)
+
+
+def test_repr_is_one_line_with_the_test():
+    res = ptr.baseline_sensitivity(_matrix(10), alpha=2, permutations=0)
+    text = repr(res)
+    assert "\n" not in text and "systems=6" in text and "baselines=9" in text
+    assert f"chi2={res.friedman.statistic:.4g}" in text

@@ -148,7 +148,7 @@ def systems_pca(matrix: Any, extra: Any = None, *, components: int = 2) -> tuple
     return pd.DataFrame(coords, index=names, columns=labels), explained
 
 
-@dataclass(frozen=True, eq=False)
+@dataclass(frozen=True, eq=False, repr=False)
 class BaselineSensitivity:
     """The outcome of :func:`baseline_sensitivity`: DataFrames with systems as rows and baselines as columns.
 
@@ -229,6 +229,18 @@ class BaselineSensitivity:
         ):
             lines += ["", f"## {title}", "", "```", frame.round(digits).to_string(), "```"]
         return "\n".join(lines) + "\n"
+
+    def __repr__(self) -> str:
+        f = self.friedman
+        test = (
+            ""
+            if f is None
+            else f", friedman=(chi2={f.statistic:.4g}, p={f.p_value:.4g}, W={f.kendall_w:.3f})"
+        )
+        return (
+            f"BaselineSensitivity(alpha={self.alpha:g}, systems={len(self.urisk)}, "
+            f"baselines={self.urisk.shape[1]}{test})"
+        )
 
     def _repr_markdown_(self) -> str:
         return self.summary()
