@@ -31,8 +31,11 @@ class _Parser(argparse.ArgumentParser):
         self.exit(EXIT_USAGE, f"{_PROG}: error: {one_line(message)} (see '{self.prog} --help')\n")
 
 
-def _parser() -> tuple[argparse.ArgumentParser, argparse.ArgumentParser, EvalOptions, EvalOptions]:
-    """The command's parser, its ``eval`` subparser, and what :func:`arrange_eval_argv` needs per command."""
+def _parser() -> tuple[argparse.ArgumentParser, argparse.ArgumentParser, EvalOptions]:
+    """The command's parser, its ``eval`` subparser, and what :func:`arrange_eval_argv` needs for ``eval``.
+
+    What it needs for ``baselines`` is the parser's ``known_baselines`` attribute.
+    """
     from .. import __version__
     from ._baselines import add_baselines_arguments
     from ._demo import DEFAULT_ALPHAS, DEFAULT_DATASET
@@ -72,7 +75,8 @@ def _parser() -> tuple[argparse.ArgumentParser, argparse.ArgumentParser, EvalOpt
         description="How much the risk ranking of the runs depends on the baseline (Dinçer et al., ECIR "
                     "2014): rankings, Kendall's tau, the Friedman test, correlation with the baseline, PCA. "
                     "Runs may come anywhere on the line.")
-    return parser, ev, known, add_baselines_arguments(bl)
+    parser.known_baselines = add_baselines_arguments(bl)  # type: ignore[attr-defined]
+    return parser, ev, known
 
 
 def _demo(args: argparse.Namespace) -> int:
@@ -91,12 +95,12 @@ def _demo(args: argparse.Namespace) -> int:
 
 def _parse(argv: Sequence[str] | None) -> argparse.Namespace:
     """The parsed arguments; ``eval``'s words are sorted into options and runs first (:mod:`._args`)."""
-    parser, ev, known, known_baselines = _parser()
+    parser, ev, known = _parser()
     words = list(sys.argv[1:] if argv is None else argv)
     if words and words[0] == "eval":
         words = ["eval", *arrange_eval_argv(words[1:], known)]
     elif words and words[0] == "baselines":
-        words = ["baselines", *arrange_eval_argv(words[1:], known_baselines)]
+        words = ["baselines", *arrange_eval_argv(words[1:], parser.known_baselines)]  # type: ignore[attr-defined]
     args = parser.parse_args(words)
     if args.command == "baselines" and args.qrels is None:
         parser.exit(EXIT_USAGE, f"{_PROG}: error: the following arguments are required: --qrels "
