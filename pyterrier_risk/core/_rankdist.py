@@ -178,6 +178,14 @@ def _ranking_columns(run: Any, name: str) -> tuple[pd.Series, pd.Series, np.ndar
     return ids[0], ids[1], score
 
 
+def _factorize_runs(values: pd.Series) -> tuple[np.ndarray, pd.Index]:
+    """``pd.factorize`` of a column that lists equal values together (a qid): one hash per stretch."""
+    v = values.to_numpy()
+    head = np.flatnonzero(np.r_[True, v[1:] != v[:-1]]) if len(v) else np.zeros(0, dtype=np.int64)
+    codes, uniques = pd.factorize(v[head])
+    return np.repeat(codes, np.diff(np.r_[head, len(v)])), pd.Index(uniques)
+
+
 def _check_unique(keys: np.ndarray, qids: pd.Series, docnos: pd.Series, name: str) -> None:
     """Refuse a (topic, document) pair listed twice, naming the first one."""
     order = np.argsort(keys, kind="stable")
@@ -226,7 +234,7 @@ def rank_distance(run: Any, baseline_run: Any) -> pd.Series:
     bq, bd, bs = _ranking_columns(baseline_run, "baseline_run")
     nb = len(bq)
     # factorised as Series: pandas' string columns need no Python object per id
-    qcodes, topics = pd.factorize(pd.concat([bq, rq], ignore_index=True))  # the baseline's topics first
+    qcodes, topics = _factorize_runs(pd.concat([bq, rq], ignore_index=True))  # the baseline's topics first
     dcodes, docs = pd.factorize(pd.concat([bd, rd], ignore_index=True))
     keys = qcodes.astype(np.int64) * max(len(docs), 1) + dcodes
     _check_unique(keys[nb:], rq, rd, "run")
