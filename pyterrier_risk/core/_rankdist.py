@@ -233,7 +233,7 @@ def rank_distance(run: Any, baseline_run: Any) -> pd.Series:
     rq, rd, rs = _ranking_columns(run, "run")
     bq, bd, bs = _ranking_columns(baseline_run, "baseline_run")
     nb = len(bq)
-    # topic ids come in stretches (one hash per stretch); document ids as one object array (faster than a Series)
+    # topic ids come in stretches (one hash per stretch); document ids as one object array (faster)
     qcodes, topics = _factorize_runs(pd.concat([bq, rq], ignore_index=True))  # the baseline's topics first
     dcodes, docs = pd.factorize(np.concatenate([bd.to_numpy(), rd.to_numpy()]))
     keys = qcodes.astype(np.int64) * max(len(docs), 1) + dcodes
