@@ -95,9 +95,7 @@ def test_ranks_tau_and_friedman_from_the_urisk_table():
     for a, b in [("s0", "s1"), ("s3", "MEAN"), ("MEDIAN", "MAX")]:
         keep = [s for s in m.index if s not in (a, b)]
         ref = stats.kendalltau(u.loc[keep, a], u.loc[keep, b])
-        assert res.tau.loc[a, b] == pytest.approx(ref.statistic) and res.tau_p.loc[b, a] == pytest.approx(
-            ref.pvalue
-        )
+        assert res.tau.loc[a, b] == pytest.approx(ref.statistic) == pytest.approx(res.tau.loc[b, a])
     ref = stats.friedmanchisquare(*u[list(m.index)].to_numpy())
     assert res.friedman.statistic == pytest.approx(ref.statistic) and res.friedman.blocks == 7
     lo, hi = res.tau_range()
@@ -214,8 +212,11 @@ def test_at_alpha_zero_every_baseline_ranks_alike_and_friedman_is_as_small_as_it
     assert res.friedman.kendall_w == pytest.approx(1.0)
     assert res.tau_range(runs_only=False) == (pytest.approx(1.0), pytest.approx(1.0))
     assert res.bias_test == {} and res.bias["rho_promotion"].isna().all()  # no promotion to correlate
-    assert res.friedman.p_value == pytest.approx(stats.friedmanchisquare(*np.argsort(np.argsort(
-        -np.tile(m.mean(axis=1).to_numpy()[:, None], (1, 7)), axis=0), axis=0)).pvalue)
+    assert res.friedman.p_value == pytest.approx(
+        stats.friedmanchisquare(
+            *np.argsort(np.argsort(-np.tile(m.mean(axis=1).to_numpy()[:, None], (1, 7)), axis=0), axis=0)
+        ).pvalue
+    )
 
 
 def test_against_max_urisk_ranks_by_mean_score():
@@ -225,3 +226,42 @@ def test_against_max_urisk_ranks_by_mean_score():
     best = ptr.baseline_scores(m, "max").mean()
     np.testing.assert_allclose(res.urisk["MAX"], 8.0 * (m.mean(axis=1) - best))
     assert stats.kendalltau(res.urisk["MAX"], res.mean).statistic == pytest.approx(1.0)
+
+
+def test_tau_of_every_pair_equals_scipy_with_tied_urisk_values():
+    rng = np.random.default_rng(11)
+    m = pd.DataFrame(rng.integers(0, 3, (7, 4)) / 2.0, index=[f"s{i}" for i in range(7)])  # many ties
+    res = ptr.baseline_sensitivity(m, alpha=1.0, permutations=0)
+    u = res.urisk
+    for a in u.columns:
+        for b in u.columns:
+            if a == b:
+                continue
+            keep = [s for s in m.index if s not in (a, b)]
+            ref = stats.kendalltau(u.loc[keep, a], u.loc[keep, b]).statistic
+            assert res.tau.loc[a, b] == pytest.approx(ref, nan_ok=True), (a, b)
+
+
+def test_trisk_without_variance_follows_trisk():
+    m = pd.DataFrame([[0.5, 0.5, 0.5], [0.7, 0.7, 0.7], [0.2, 0.2, 0.2], [0.5, 0.5, 0.5]], index=list("abcd"))
+    res = ptr.baseline_sensitivity(m, permutations=0, virtual=False)
+    for s in "abcd":
+        for b in "abcd":
+            ref = ptr.trisk(m.loc[s], m.loc[b]).trisk
+            assert res.trisk.loc[s, b] == pytest.approx(ref, nan_ok=True) or (
+                np.isnan(ref) and np.isnan(res.trisk.loc[s, b])
+            )
+
+
+def test_all_systems_tied_is_a_one_line_error():
+    m = pd.DataFrame(np.full((4, 5), 0.5), index=list("abcd"))
+    with pytest.raises(ValueError, match="every block ties all systems") as e:
+        ptr.baseline_sensitivity(m)
+    assert "\n" not in str(e.value)
+
+
+def test_repr_is_one_line_with_the_test():
+    res = ptr.baseline_sensitivity(_matrix(10), alpha=2, permutations=0)
+    text = repr(res)
+    assert "\n" not in text and "systems=6" in text and "baselines=9" in text
+    assert f"chi2={res.friedman.statistic:.4g}" in text

@@ -57,7 +57,7 @@ def _independent(m: pd.DataFrame, alpha: float):
     return u, friedman, np.array(rhos)
 
 
-@pytest.mark.parametrize(("name", "alpha"), [("web", 10.0), ("trec7", 10.0), ("trec7", 5.0)])
+@pytest.mark.parametrize(("name", "alpha"), [("web", 10.0), ("web", 5.0), ("trec7", 10.0), ("trec7", 5.0)])
 def test_rankings_change_with_the_baseline_and_correlated_systems_are_promoted(name, alpha, request):
     m = request.getfixturevalue(name)
     res = ptr.baseline_sensitivity(m, alpha=alpha, permutations=999)

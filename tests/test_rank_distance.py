@@ -180,3 +180,25 @@ def test_real_runs_trec7_against_kendalltau_and_brute_force():
         d = got[q] * p
         c = p - d - tx - ty + both_tied
         assert stats.kendalltau(x, y).statistic == pytest.approx((c - d) / np.sqrt((p - tx) * (p - ty)))
+
+
+def test_chunked_threads_give_the_same_counts(monkeypatch):
+    from pyterrier_risk.core import _rankdist
+
+    rng = np.random.default_rng(9)
+    groups = np.repeat(np.arange(50), 40)
+    x, y = rng.integers(0, 6, 2000).astype(float), rng.random(2000)
+    whole = discordant_pairs(groups, x, y)[0]
+    monkeypatch.setattr(_rankdist, "_CHUNK_ITEMS", 128)  # 2 rows of 64 per chunk: 25 chunks
+    np.testing.assert_array_equal(discordant_pairs(groups, x, y)[0], whole)
+
+
+def test_rows_in_any_order_give_the_same_distances():
+    run, base = _random_pair(np.random.default_rng(21), topics=10)
+    expected = ptr.rank_distance(run, base)
+    shuffled = ptr.rank_distance(run.sample(frac=1, random_state=1), base.sample(frac=1, random_state=2))
+    pd.testing.assert_series_equal(shuffled.loc[expected.index], expected)
+    # ids that are numbers compare as text
+    numeric = run.assign(qid=run["qid"].str[1:].astype(int))
+    assert ptr.rank_distance(numeric, base.assign(qid=base["qid"].str[1:])).to_numpy() == pytest.approx(
+        expected.to_numpy(), nan_ok=True)

@@ -29,7 +29,9 @@ topic together, counting for each document of a right half the larger ones of it
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import numpy as np
@@ -42,7 +44,9 @@ __all__ = ["rank_distance", "rank_distance_bins", "discordant_pairs", "KENDALL_B
 KENDALL_BINS = 10
 
 
-def discordant_pairs(groups: np.ndarray, x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def discordant_pairs(
+    groups: np.ndarray, x: np.ndarray, y: np.ndarray, *, n_groups: int | None = None
+) -> tuple[np.ndarray, np.ndarray]:
     """Discordant and comparable-pair counts per group, in ``O(n log n)`` per group (vectorised).
 
     A pair ``(i, j)`` of one group is discordant when ``(x_i - x_j)(y_i - y_j) < 0``; ties in
@@ -53,11 +57,12 @@ def discordant_pairs(groups: np.ndarray, x: np.ndarray, y: np.ndarray) -> tuple[
         groups: non-negative integer group codes (``0..g-1``), one per item.
         x: the first ranking's scores (float).
         y: the second ranking's scores (float).
+        n_groups: the number of groups ``g`` (default: the largest code + 1).
 
     Returns:
         ``(discordant, pairs)``: per group, the discordant pairs and ``n(n-1)/2`` (both int64).
     """
-    g = int(groups.max()) + 1 if len(groups) else 0
+    g = (int(groups.max()) + 1 if len(groups) else 0) if n_groups is None else n_groups
     grouped = bool(np.all(groups[1:] >= groups[:-1]))  # a run lists its topics one after another
     order = np.arange(len(groups)) if grouped else np.argsort(groups, kind="stable")
     grp = groups[order]
@@ -67,70 +72,88 @@ def discordant_pairs(groups: np.ndarray, x: np.ndarray, y: np.ndarray) -> tuple[
     pos = np.arange(len(grp), dtype=np.int64) - starts[grp]
     width = np.left_shift(1, np.ceil(np.log2(np.maximum(sizes, 2))).astype(np.int64))
     discordant = np.zeros(g, dtype=np.int64)
-    for w in np.unique(width):
-        members = np.flatnonzero(width == w)
+    classes = np.unique(width[sizes > 0])
+    for w in classes:
+        members = np.flatnonzero((width == w) & (sizes > 0))
         row = np.full(g, -1, dtype=np.int64)
         row[members] = np.arange(len(members))
-        take = row[grp] >= 0
-        r, c = row[grp[take]], pos[take]
-        xs = np.full((len(members), int(w)), np.inf)
-        ys = np.full((len(members), int(w)), np.inf)  # padding sorts last and ties with itself
-        xs[r, c] = x[take]
-        ys[r, c] = y[take]
-        discordant[members] = _row_inversions(xs, ys)
+        if len(classes) == 1:  # every item goes to this matrix
+            flat, xw, yw = row[grp] * w + pos, x, y
+        else:
+            take = row[grp] >= 0
+            flat, xw, yw = row[grp[take]] * w + pos[take], x[take], y[take]
+        xs = np.full(len(members) * int(w), np.inf)
+        ys = np.full(len(members) * int(w), np.inf)  # padding sorts last and ties with itself
+        xs[flat], ys[flat] = xw, yw
+        discordant[members] = _in_chunks(xs.reshape(len(members), -1), ys.reshape(len(members), -1))
     return discordant, sizes * (sizes - 1) // 2
+
+
+_CHUNK_ITEMS = 1 << 20  # rows are counted in chunks of about this many items, one per thread
+
+
+def _in_chunks(xs: np.ndarray, ys: np.ndarray) -> np.ndarray:
+    """:func:`_row_inversions` over chunks of rows, on a thread per CPU (numpy's sorts release the GIL)."""
+    rows = max(1, _CHUNK_ITEMS // xs.shape[1])
+    starts = range(0, xs.shape[0], rows)
+    if len(starts) == 1:
+        return _row_inversions(xs, ys)
+    workers = min(len(starts), os.cpu_count() or 1)
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        parts = pool.map(lambda i: _row_inversions(xs[i : i + rows], ys[i : i + rows]), starts)
+        return np.concatenate(list(parts))
 
 
 _BRUTE_WIDTH = 16  # blocks this wide count their inversions pair by pair; wider ones by merging
 
 
-def _dense_ranks(values: np.ndarray) -> np.ndarray:
-    """Per row, the dense ranks ``0, 1, ...`` of ``values`` (equal values share a rank)."""
-    rows, n = values.shape
-    order = np.argsort(values, axis=-1)
-    ordered = np.take_along_axis(values, order, axis=-1)
-    dense = np.zeros((rows, n), dtype=np.int32)
-    np.cumsum(ordered[:, 1:] != ordered[:, :-1], axis=1, dtype=np.int32, out=dense[:, 1:])
-    ranks = np.empty((rows, n), dtype=np.int32)
-    np.put_along_axis(ranks, order, dense, axis=-1)
-    return ranks
+def _ranks_in_x_order(xs: np.ndarray, ys: np.ndarray) -> np.ndarray:
+    """Per row, the dense ranks of ``y`` (ties share one) listed in ``x`` order, ties in ``x`` by ``y``."""
+    rows, n = ys.shape
+    by_y = np.argsort(ys, axis=-1)
+    y_sorted = np.take_along_axis(ys, by_y, axis=-1)
+    dense = np.zeros((rows, n), dtype=np.int16 if 2 * n < 2**15 else np.int32)
+    np.cumsum(y_sorted[:, 1:] != y_sorted[:, :-1], axis=1, dtype=dense.dtype, out=dense[:, 1:])
+    # a stable sort by x of the items in y order: x ascending, ties in x keep y ascending
+    by_x = np.argsort(np.take_along_axis(xs, by_y, axis=-1), axis=-1, kind="stable")
+    return np.take_along_axis(dense, by_x, axis=-1)
 
 
 def _row_inversions(xs: np.ndarray, ys: np.ndarray) -> np.ndarray:
     """Per row, the pairs ``i < j`` (``x`` order, ties by ``y``) with ``y_i > y_j``: a bottom-up merge sort.
 
     ``xs``/``ys``: rows of a power-of-two width, padded with ``inf`` (never discordant). Blocks of
-    up to :data:`_BRUTE_WIDTH` items are counted by comparing each offset at once, then sorted;
-    each further level merges every block pair of every row in one stable sort of small integers.
+    up to :data:`_BRUTE_WIDTH` items are counted by comparing each offset at once. Each further level
+    merges every block pair of every row in one sort of the keys ``2·rank + (1 if right half)``:
+    a right-half item at merged position ``m`` (``r``-th of its half) has ``m − r`` left-half items
+    at or below it, so ``half − m + r`` above it, and the sorted keys alone give the sum.
     """
     rows, n = ys.shape
-    yr = _dense_ranks(ys)
-    key = _dense_ranks(xs).astype(np.int64) * n + yr  # x ascending, ties in x by y ascending
-    ranks = np.take_along_axis(yr, np.argsort(key, axis=-1), axis=-1).astype(
-        np.int16 if n < 2**15 else np.int64
-    )
+    ranks = _ranks_in_x_order(xs, ys)
     first = min(n, _BRUTE_WIDTH)
     blocks = ranks.reshape(-1, first)
     inside = np.zeros(blocks.shape[0], dtype=np.int64)
     for d in range(1, first):
         inside += np.count_nonzero(blocks[:, :-d] > blocks[:, d:], axis=1)
     total = inside.reshape(rows, -1).sum(axis=1)
-    ranks = np.sort(blocks, axis=-1).reshape(rows, n)
+    ranks = np.sort(blocks, axis=-1, kind="stable").reshape(rows, n)
     half = first
     while half < n:
         width = 2 * half
-        blocks = ranks.reshape(rows, n // width, width)
-        merged = np.argsort(blocks, axis=-1, kind="stable")  # merges each block's two sorted halves
-        # a right-half item moves left past exactly the left-half items larger than it (stable: ties stay)
-        moved = merged - np.arange(width)
-        total += np.where(merged >= half, moved, 0).sum(axis=(1, 2))
-        ranks = np.take_along_axis(blocks, merged, axis=-1).reshape(rows, n)
+        keys = (ranks.reshape(rows, n // width, width) * 2).astype(ranks.dtype)
+        keys[..., half:] += 1
+        keys.sort(axis=-1, kind="stable")  # a radix sort for 16-bit keys
+        right_positions = ((keys & 1) * np.arange(width, dtype=np.int64)).sum(axis=(1, 2))
+        total += (n // width) * (half * half + half * (half - 1) // 2) - right_positions
+        ranks = (keys >> 1).reshape(rows, n)
         half = width
     return total
 
 
-def _ranking_frame(run: Any, name: str) -> pd.DataFrame:
-    """``qid``, ``docno``, ``score`` of a PyTerrier result frame, checked (one line per document)."""
+def _ranking_columns(run: Any, name: str) -> tuple[pd.Series, pd.Series, np.ndarray]:
+    """``qid`` and ``docno`` (Series of str) and ``score`` (float) of a PyTerrier result frame, checked."""
+    from pandas.api.types import infer_dtype
+
     if not isinstance(run, pd.DataFrame):
         raise TypeError(
             f"{name} must be a DataFrame with qid, docno and score columns, got {type(run).__name__}"
@@ -140,18 +163,39 @@ def _ranking_frame(run: Any, name: str) -> pd.DataFrame:
         raise ValueError(
             f"{name} lacks the column(s) {', '.join(missing)} (a ranking needs qid, docno, score)"
         )
-    frame = pd.DataFrame({"qid": run["qid"].astype(str), "docno": run["docno"].astype(str)})
+    ids = []
+    for column in ("qid", "docno"):
+        values = run[column]
+        if infer_dtype(values, skipna=False) != "string":  # ids compare as text: 351 is "351"
+            values = values.astype(str)
+        ids.append(values.reset_index(drop=True))
     try:
-        frame["score"] = run["score"].to_numpy(dtype=np.float64)
+        score = run["score"].to_numpy(dtype=np.float64)
     except (TypeError, ValueError) as e:
         raise TypeError(f"{name}'s score column must be numeric: {e}") from None
-    if frame["score"].isna().any():
-        raise ValueError(f"{name} has NaN scores ({int(frame['score'].isna().sum())} rows)")
-    twice = frame.duplicated(["qid", "docno"])
-    if twice.any():
-        q, d = frame.loc[twice, ["qid", "docno"]].iloc[0]
-        raise ValueError(f"{name} lists document {d!r} of topic {q!r} twice ({int(twice.sum())} repeats)")
-    return frame
+    if np.isnan(score).any():
+        raise ValueError(f"{name} has NaN scores ({int(np.isnan(score).sum())} rows)")
+    return ids[0], ids[1], score
+
+
+def _factorize_runs(values: pd.Series) -> tuple[np.ndarray, pd.Index]:
+    """``pd.factorize`` of a column that lists equal values together (a qid): one hash per stretch."""
+    v = values.to_numpy()
+    head = np.flatnonzero(np.r_[True, v[1:] != v[:-1]]) if len(v) else np.zeros(0, dtype=np.int64)
+    codes, uniques = pd.factorize(v[head])
+    return np.repeat(codes, np.diff(np.r_[head, len(v)])), pd.Index(uniques)
+
+
+def _check_unique(keys: np.ndarray, qids: pd.Series, docnos: pd.Series, name: str) -> None:
+    """Refuse a (topic, document) pair listed twice, naming the first one."""
+    order = np.argsort(keys, kind="stable")
+    repeat = np.flatnonzero(keys[order][1:] == keys[order][:-1])
+    if len(repeat):
+        i = order[repeat[0] + 1]
+        raise ValueError(
+            f"{name} lists document {docnos.iloc[i]!r} of topic {qids.iloc[i]!r} twice "
+            f"({len(repeat)} repeats)"
+        )
 
 
 def rank_distance(run: Any, baseline_run: Any) -> pd.Series:
@@ -186,31 +230,34 @@ def rank_distance(run: Any, baseline_run: Any) -> pd.Series:
         >>> float(rank_distance(a, b).iloc[0])  # 2 of the 3 pairs are swapped
         0.6666666666666666
     """
-    ours = _ranking_frame(run, "run")
-    base = _ranking_frame(baseline_run, "baseline_run")
-    topics = pd.Index(pd.unique(np.concatenate([base["qid"].to_numpy(), ours["qid"].to_numpy()])), name="qid")
-    both = ours.merge(base, on=["qid", "docno"], suffixes=("", "_base"))
-    if not len(both):
+    rq, rd, rs = _ranking_columns(run, "run")
+    bq, bd, bs = _ranking_columns(baseline_run, "baseline_run")
+    nb = len(bq)
+    # topic ids come in stretches (one hash per stretch); document ids as one object array (faster)
+    qcodes, topics = _factorize_runs(pd.concat([bq, rq], ignore_index=True))  # the baseline's topics first
+    dcodes, docs = pd.factorize(np.concatenate([bd.to_numpy(), rd.to_numpy()]))
+    keys = qcodes.astype(np.int64) * max(len(docs), 1) + dcodes
+    _check_unique(keys[nb:], rq, rd, "run")
+    _check_unique(keys[:nb], bq, bd, "baseline_run")
+    common, ib, ir = np.intersect1d(keys[:nb], keys[nb:], assume_unique=True, return_indices=True)
+    if not len(common):
         raise ValueError("run and baseline_run have no (topic, document) in common: no ranking to compare")
-    codes, uniques = pd.factorize(both["qid"])
-    x, y = both["score"].to_numpy(), both["score_base"].to_numpy()
-    discordant, pairs = discordant_pairs(codes.astype(np.int64), x, y)
-    g = len(uniques)
-    lo_x, hi_x = np.full(g, np.inf), np.full(g, -np.inf)
-    lo_y, hi_y = lo_x.copy(), hi_x.copy()
-    np.minimum.at(lo_x, codes, x)
-    np.maximum.at(hi_x, codes, x)
-    np.minimum.at(lo_y, codes, y)
-    np.maximum.at(hi_y, codes, y)
-    defined = (pairs > 0) & (lo_x < hi_x) & (lo_y < hi_y)
+    groups = common // max(len(docs), 1)  # sorted: each topic's common documents together
+    x, y = rs[ir], bs[ib]
+    discordant, pairs = discordant_pairs(groups, x, y, n_groups=len(topics))
+    starts = np.flatnonzero(np.r_[True, groups[1:] != groups[:-1]])
+    spread = [np.maximum.reduceat(v, starts) > np.minimum.reduceat(v, starts) for v in (x, y)]
+    defined = np.zeros(len(topics), dtype=bool)
+    defined[groups[starts]] = spread[0] & spread[1]  # a single document has no spread either
     if not defined.any():
         if (pairs > 0).any():
             raise ValueError("every topic's common documents are all tied in run or baseline_run: no order")
         raise ValueError("no topic has two documents in common between run and baseline_run")
-    with np.errstate(invalid="ignore", divide="ignore"):
-        values = np.where(defined, discordant / np.maximum(pairs, 1), np.nan)
-    out = pd.Series(values, index=pd.Index(uniques.astype(str), name="qid"), name="kendall_distance")
-    return out.reindex(topics)
+    values = np.full(len(topics), np.nan)
+    values[defined] = discordant[defined] / pairs[defined]
+    return pd.Series(
+        values, index=pd.Index(np.asarray(topics, dtype=object), name="qid"), name="kendall_distance"
+    )
 
 
 def rank_distance_bins(

@@ -38,8 +38,7 @@ import pandas as pd
 from scipy import stats
 
 from ._baselines import BASELINE_KINDS, baseline_scores
-from ._trisk import trisk
-from ._urisk import risk_weighted_differences
+from ._urisk import SD_DDOF, risk_weighted_differences
 from ._validate import as_matrix, check_alpha, check_int
 
 __all__ = ["BaselineSensitivity", "baseline_sensitivity", "friedman_test", "systems_pca", "FriedmanResult"]
@@ -107,7 +106,11 @@ def systems_pca(matrix: Any, extra: Any = None, *, components: int = 2) -> tuple
     ``i``'s score on axis ``k`` is :math:`(U S)_{ik}` and the axis explains
     :math:`S_k^2 / \sum_j S_j^2` of the total sum of squared deviations. Rows of ``extra`` (virtual
     runs such as MEAN) are centred with the same topic means and projected on the same axes
-    (:math:`(x - \bar x) V`), so that they do not move the axes; MEAN then lies at the origin.
+    (:math:`(x - \bar x) V`), so that they do not move the axes; MEAN then lies at the origin
+    (the paper put its virtual runs into the matrix, which moved MEAN off the origin: its footnote 5).
+    :math:`U` and :math:`S^2` come from the eigendecomposition of the systems' Gram matrix
+    :math:`X_c X_c^\top` (systems × systems, small however many topics), and
+    :math:`V = X_c^\top U S^{-1}`.
 
     Args:
         matrix: systems × topics scores (DataFrame or 2-D array), at least 2 systems and 2 topics.
@@ -123,25 +126,29 @@ def systems_pca(matrix: Any, extra: Any = None, *, components: int = 2) -> tuple
     components = check_int(components, "components")
     k = min(components, *values.shape)
     centre = values.mean(axis=0)
-    u, s, vt = np.linalg.svd(values - centre, full_matrices=False)
-    total = float(np.dot(s, s))
-    if total == 0:
+    xc = values - centre
+    eigval, eigvec = np.linalg.eigh(xc @ xc.T)
+    order = np.argsort(eigval)[::-1]
+    s2, u = np.clip(eigval[order], 0.0, None), eigvec[:, order]
+    total = float(s2.sum())
+    if total <= 0:
         raise ValueError("matrix: all systems have the same scores on every topic; no axis to find")
+    k = min(k, int(np.count_nonzero(s2 > total * 1e-12)))  # only axes with variance
     means = values.mean(axis=1)
-    signs = np.where(np.array([np.dot(u[:, j], means - means.mean()) for j in range(k)]) < 0, -1.0, 1.0)
-    axes = vt[:k] * signs[:, None]
+    signs = np.where(u[:, :k].T @ (means - means.mean()) < 0, -1.0, 1.0)
+    axes = (xc.T @ u[:, :k] / np.sqrt(s2[:k])).T * signs[:, None]  # the first k rows of V^T
     labels = [f"PC{j + 1}" for j in range(k)]
     names = list(systems) if systems is not None else list(range(len(values)))
-    coords = (values - centre) @ axes.T
+    coords = xc @ axes.T
     if extra is not None:
         more, extra_names, _ = as_matrix(extra, "extra", min_systems=1, min_topics=values.shape[1])
         coords = np.vstack([coords, (more - centre) @ axes.T])
         names += list(extra_names) if extra_names is not None else [f"extra{i}" for i in range(len(more))]
-    explained = pd.Series(s[:k] ** 2 / total, index=labels, name="explained")
+    explained = pd.Series(s2[:k] / total, index=labels, name="explained")
     return pd.DataFrame(coords, index=names, columns=labels), explained
 
 
-@dataclass(frozen=True, eq=False)
+@dataclass(frozen=True, eq=False, repr=False)
 class BaselineSensitivity:
     """The outcome of :func:`baseline_sensitivity`: DataFrames with systems as rows and baselines as columns.
 
@@ -153,7 +160,8 @@ class BaselineSensitivity:
         ranks: each baseline's ranking of the systems by URisk (1 = best, ties at their mean rank);
             a run baseline leaves itself out (NaN).
         tau: Kendall's τ-b between the rankings of every pair of baselines, over the systems both rank
-            (neither of the two runs); ``tau_p`` its two-sided p-values (scipy's ``kendalltau``).
+            (neither of the two runs). No p-value is given: the rankings come from the same per-topic
+            scores, not from independent samples; the Friedman test and ``bias_test`` are the tests.
         friedman: Friedman's test of the rankings' differences, the blocks being the run baselines
             (each one's own 0 included); None with fewer than two run baselines.
         correlation: Pearson's correlation over topics of each system with each baseline.
@@ -172,7 +180,6 @@ class BaselineSensitivity:
     trisk: pd.DataFrame
     ranks: pd.DataFrame
     tau: pd.DataFrame
-    tau_p: pd.DataFrame
     friedman: FriedmanResult | None
     correlation: pd.DataFrame
     bias: pd.DataFrame
@@ -222,6 +229,18 @@ class BaselineSensitivity:
         ):
             lines += ["", f"## {title}", "", "```", frame.round(digits).to_string(), "```"]
         return "\n".join(lines) + "\n"
+
+    def __repr__(self) -> str:
+        f = self.friedman
+        test = (
+            ""
+            if f is None
+            else f", friedman=(chi2={f.statistic:.4g}, p={f.p_value:.4g}, W={f.kendall_w:.3f})"
+        )
+        return (
+            f"BaselineSensitivity(alpha={self.alpha:g}, systems={len(self.urisk)}, "
+            f"baselines={self.urisk.shape[1]}{test})"
+        )
 
     def _repr_markdown_(self) -> str:
         return self.summary()
@@ -281,7 +300,7 @@ def baseline_sensitivity(
     mean = pd.Series(values.mean(axis=1), index=names, name="mean")
     urisk_t, trisk_t = _risk_tables(values, names, base, alpha)
     ranks = _rankings(urisk_t, runs)
-    tau, tau_p = _tau_tables(urisk_t, runs)
+    tau = _tau_table(urisk_t, runs)
     friedman = friedman_test(urisk_t[runs].to_numpy()) if len(runs) >= 2 else None
     correlation = _correlations(values, names, base)
     bias, bias_test = _bias(urisk_t, correlation, mean, runs, permutations, seed)
@@ -295,7 +314,6 @@ def baseline_sensitivity(
         trisk_t,
         ranks,
         tau,
-        tau_p,
         friedman,
         correlation,
         bias,
@@ -308,12 +326,22 @@ def baseline_sensitivity(
 def _risk_tables(
     values: np.ndarray, names: list[str], base: dict[str, np.ndarray], alpha: float
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """URisk (vectorised over the systems) and TRisk (:func:`trisk` per pair) against every baseline."""
+    r"""URisk and TRisk of every system against every baseline, vectorised over the systems.
+
+    URisk is the mean of :func:`risk_weighted_differences`; TRisk that mean over its standard error
+    :math:`s_x/\sqrt c` (divisor ``c - SD_DDOF``), ``±inf`` or NaN where :math:`s_x = 0`, as in
+    :func:`trisk` (the tests compare the two). Unlike :func:`trisk` it is not rescaled against
+    overflow: it holds for α up to about 1e300, not for any finite α.
+    """
+    c = values.shape[1]
     urisk_cols, trisk_cols = {}, {}
     for b, vector in base.items():
-        urisk_cols[b] = risk_weighted_differences(values, vector[None, :], alpha).mean(axis=1)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            trisk_cols[b] = [trisk(row, vector, alpha).trisk for row in values]
+        x = risk_weighted_differences(values, vector[None, :], alpha)
+        mean = x.mean(axis=1)
+        se = x.std(axis=1, ddof=SD_DDOF) / np.sqrt(c)
+        flat = np.where(mean == 0, np.nan, np.copysign(np.inf, mean))
+        urisk_cols[b] = mean
+        trisk_cols[b] = np.where(se > 0, mean / np.where(se > 0, se, 1.0), flat)
     return pd.DataFrame(urisk_cols, index=names), pd.DataFrame(trisk_cols, index=names)
 
 
@@ -325,18 +353,28 @@ def _rankings(urisk_t: pd.DataFrame, runs: list[str]) -> pd.DataFrame:
     return masked.rank(ascending=False, method="average")
 
 
-def _tau_tables(urisk_t: pd.DataFrame, runs: list[str]) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """Kendall's τ-b (and p) between two baselines' URisk orders, over the systems both rank."""
-    cols = list(urisk_t.columns)
-    tau = pd.DataFrame(np.eye(len(cols)), index=cols, columns=cols)
-    p = pd.DataFrame(np.zeros((len(cols), len(cols))), index=cols, columns=cols)
-    for i, a in enumerate(cols):
-        for b in cols[i + 1 :]:
-            keep = [s for s in urisk_t.index if s not in (a, b) or s not in runs]
-            res = stats.kendalltau(urisk_t.loc[keep, a], urisk_t.loc[keep, b])
-            tau.loc[a, b] = tau.loc[b, a] = res.statistic
-            p.loc[a, b] = p.loc[b, a] = res.pvalue
-    return tau, p
+def _tau_table(urisk_t: pd.DataFrame, runs: list[str]) -> pd.DataFrame:
+    r"""Kendall's τ-b of every pair of baselines' URisk orders, over the systems both rank, all at once.
+
+    With :math:`S_b` the signs of :math:`u_i - u_j` under baseline ``b`` over the system pairs
+    ``i < j`` (0 for a pair with ``b`` itself) and :math:`M_b` the indicator of the pairs without
+    ``b``: :math:`\tau_{ab} = S_a \cdot S_b / \sqrt{(|S_a| \cdot M_b)(M_a \cdot |S_b|)}`, the
+    concordant minus discordant pairs over the pairs each ranking leaves untied.
+    """
+    u = urisk_t.to_numpy()
+    i, j = np.triu_indices(u.shape[0], 1)
+    signs = np.sign(u[i] - u[j]).T  # baselines × pairs
+    keep = np.ones_like(signs)
+    position = {s: k for k, s in enumerate(urisk_t.index)}
+    for col, b in enumerate(urisk_t.columns):
+        if b in runs:
+            keep[col, (i == position[b]) | (j == position[b])] = 0.0
+    signs *= keep
+    untied = np.abs(signs)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        tau = (signs @ signs.T) / np.sqrt((untied @ keep.T) * (keep @ untied.T))
+    np.fill_diagonal(tau, 1.0)
+    return pd.DataFrame(tau, index=urisk_t.columns, columns=urisk_t.columns)
 
 
 def _correlations(values: np.ndarray, names: list[str], base: dict[str, np.ndarray]) -> pd.DataFrame:
@@ -386,9 +424,7 @@ def _spearman(a: np.ndarray, b: np.ndarray) -> tuple[float, float]:
     return float(res.statistic), float(res.pvalue)
 
 
-def _pooled_test(
-    pairs: list[tuple[np.ndarray, np.ndarray]], permutations: int, seed: int
-) -> dict[str, Any]:
+def _pooled_test(pairs: list[tuple[np.ndarray, np.ndarray]], permutations: int, seed: int) -> dict[str, Any]:
     """The mean Spearman ρ over the baselines and its two-sided permutation p-value ((k + 1)/(P + 1))."""
     rng = np.random.default_rng(seed)
     observed = np.mean([_pearson(a, b[None, :])[0] for a, b in pairs])

@@ -1,0 +1,60 @@
+"""The baseline-analysis plots render to PNGs from the tables they are given; bad tables are refused."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import pyterrier_risk as ptr
+
+PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
+
+
+def _frame(rng, topics=12, docs=20):
+    return pd.DataFrame([(f"q{t}", f"d{k}", float(s)) for t in range(topics)
+                         for k, s in enumerate(rng.permutation(docs))], columns=["qid", "docno", "score"])
+
+
+def _result():
+    rng = np.random.default_rng(0)
+    m = pd.DataFrame(rng.random((5, 15)), index=[f"s{i}" for i in range(5)])
+    return ptr.baseline_sensitivity(m, alpha=5, permutations=0)
+
+
+def test_rank_distance_plot(tmp_path):
+    rng = np.random.default_rng(1)
+    base = _frame(rng)
+    table = ptr.rank_distance_bins({1: _frame(rng), 5: base}, base)
+    fig = ptr.plot_rank_distance(table, path=tmp_path / "rd.png")
+    assert (tmp_path / "rd.png").read_bytes()[:8] == PNG_MAGIC
+    ax = fig.axes[0]
+    assert len(ax.patches) == 2 * 10 and ax.get_ylabel() == "fraction of topics"
+    # bar heights are the table's fractions, stacked per run
+    heights = np.array([p.get_height() for p in ax.patches]).reshape(10, 2).T
+    np.testing.assert_allclose(heights, table.iloc[:, :10].to_numpy())
+    counts = ptr.rank_distance_bins({1: base}, base, normalize=False)
+    assert ptr.plot_rank_distance(counts).axes[0].get_ylabel() == "topics"
+    with pytest.raises(ValueError, match="rank_distance_bins"):
+        ptr.plot_rank_distance(table.drop(columns="undefined"))
+
+
+def test_pca_and_ranks_plots(tmp_path):
+    res = _result()
+    fig = ptr.plot_baselines_pca(res, path=tmp_path / "pca.png")
+    assert (tmp_path / "pca.png").read_bytes()[:8] == PNG_MAGIC
+    ax = fig.axes[0]
+    assert f"{res.explained.iloc[0]:.1%}" in ax.get_xlabel()
+    assert f"{res.explained.iloc[1]:.1%}" in ax.get_ylabel()
+    assert {t.get_text() for t in ax.texts} == set(res.pca.index)
+    fig = ptr.plot_baseline_ranks(res, path=tmp_path / "ranks.png")
+    assert (tmp_path / "ranks.png").read_bytes()[:8] == PNG_MAGIC
+    assert f"chi2 = {res.friedman.statistic:.2f}" in fig.axes[0].get_title()
+    assert len(fig.axes[0].lines) == len(res.ranks)
+
+
+def test_pca_plot_needs_two_axes():
+    rng = np.random.default_rng(2)
+    res = ptr.baseline_sensitivity(pd.DataFrame(rng.random((4, 6))), components=1, permutations=0)
+    with pytest.raises(ValueError, match="two principal axes"):
+        ptr.plot_baselines_pca(res)
