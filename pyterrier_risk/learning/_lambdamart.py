@@ -14,8 +14,10 @@
 * ``'georisk'`` -- GeoRisk (SIGIR 2016, §6): ΔM' = GeoRisk(M_m + ΔM) − GeoRisk(M_m);
 * ``'lambdarank'`` -- plain LambdaMART (the same model as LightGBM's native objective).
 
-The saved model is a directory holding LightGBM's text model (``model.txt``) and a JSON file
-with the constructor parameters (``risk_lambdamart.json``); see ``docs/lambdamart.md``.
+The saved model is a directory holding LightGBM's text model (``model.txt``), a JSON file
+with the constructor parameters (``risk_lambdamart.json``) and PyTerrier's artifact metadata
+(``pt_meta.json``): it loads with ``pt.Artifact.load`` and packages with ``build_package`` /
+``to_hf``; see ``docs/lambdamart.md``.
 """
 
 from __future__ import annotations
@@ -73,11 +75,17 @@ _PARAMS_FILE = "risk_lambdamart.json"
 _MODEL_FILE = "model.txt"
 _FORMAT = "pyterrier-risk/RiskLambdaMART"
 _FORMAT_VERSION = 1
+# PyTerrier's artifact protocol: pt_meta.json names the type and format, which the entry point
+# "ltr_model.risk_lambdamart" of the group "pyterrier.artifact" maps back to RiskLambdaMART.load
+_PT_META_FILE = "pt_meta.json"
+ARTIFACT_TYPE = "ltr_model"
+ARTIFACT_FORMAT = "risk_lambdamart"
+ARTIFACT_PACKAGE_HINT = "pyterrier-risk"
 
 BaselineSpec = Union[str, int, "pt.Transformer"]
 
 
-class RiskLambdaMART(pt.Estimator):
+class RiskLambdaMART(pt.Estimator, pt.Artifact):
     """Risk-sensitive LambdaMART re-ranker: a PyTerrier transformer and estimator.
 
     Composes as ``retriever >> features >> RiskLambdaMART(...)``; ``fit`` trains a LightGBM
@@ -130,7 +138,13 @@ class RiskLambdaMART(pt.Estimator):
         booster_: the trained ``lightgbm.Booster`` (None before ``fit``/``load``).
         num_features_: number of features the model was trained on.
         best_iteration_: number of trees used for scoring.
+        path: the folder of the last :meth:`save` or :meth:`load` (``pt.Artifact.NO_PATH`` before),
+            which ``build_package`` and ``to_hf`` pack (the model is a ``pt.Artifact``).
     """
+
+    ARTIFACT_TYPE = ARTIFACT_TYPE
+    ARTIFACT_FORMAT = ARTIFACT_FORMAT
+    ARTIFACT_PACKAGE_HINT = ARTIFACT_PACKAGE_HINT
 
     def __init__(
         self,
@@ -193,6 +207,7 @@ class RiskLambdaMART(pt.Estimator):
         self.booster_: Any = None
         self.num_features_: int | None = None
         self.best_iteration_: int | None = None
+        self.path: Any = pt.Artifact.NO_PATH  # the folder of the last save() or load()
 
     # ------------------------------------------------------------------ repr
     def __repr__(self) -> str:
@@ -443,11 +458,13 @@ class RiskLambdaMART(pt.Estimator):
     def save(self, path: str | os.PathLike) -> None:
         """Save the trained model to the directory ``path`` (created if needed), atomically.
 
-        Writes ``model.txt`` (LightGBM text model with the trees used for scoring) and
+        Writes ``model.txt`` (LightGBM text model with the trees used for scoring),
         ``risk_lambdamart.json`` (format tag, constructor parameters, number of features and the
-        SHA-256 of ``model.txt``). Both are serialised in memory first, so a parameter that cannot
-        be stored raises before anything is written; each file is then written to a temporary file
-        and moved into place, and :meth:`load` checks that the two files belong to the same save.
+        SHA-256 of ``model.txt``) and ``pt_meta.json`` (PyTerrier's artifact type and format, so
+        that ``pt.Artifact.load(path)`` finds this class; ``path`` becomes ``self.path``). The
+        first two are serialised in memory first, so a parameter that cannot be stored raises
+        before anything is written; each file is then written to a temporary file and moved into
+        place, and :meth:`load` checks that the two files belong to the same save.
         A failed save leaves the previous model loadable and unchanged.
         Baselines given as transformers cannot be stored: they are saved as None (with a
         warning) and must be passed again to :meth:`load` to re-fit.
@@ -475,6 +492,8 @@ class RiskLambdaMART(pt.Estimator):
         path.mkdir(parents=True, exist_ok=True)
         _replace_file(path / _MODEL_FILE, model_text)
         _replace_file(path / _PARAMS_FILE, meta_text)
+        _replace_file(path / _PT_META_FILE, json.dumps(_pt_meta()) + "\n")
+        self.path = path
 
     def _stored_params(self) -> dict[str, Any]:
         """The constructor parameters as JSON-ready values (transformer baselines as None)."""
@@ -521,6 +540,7 @@ class RiskLambdaMART(pt.Estimator):
         model.booster_ = _read_booster(path / _MODEL_FILE, meta)
         model.num_features_ = meta["num_features"]
         model.best_iteration_ = meta["num_trees"]
+        model.path = path
         return model
 
 
@@ -538,6 +558,28 @@ def _replace_file(target: Path, text: str) -> None:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
         raise
+
+
+def _pt_meta() -> dict[str, str]:
+    """The content of ``pt_meta.json``, PyTerrier's artifact metadata."""
+    return {"type": ARTIFACT_TYPE, "format": ARTIFACT_FORMAT, "package_hint": ARTIFACT_PACKAGE_HINT}
+
+
+def load_artifact(path: str | os.PathLike, **overrides: Any) -> RiskLambdaMART:
+    """``pt.Artifact.load(path)``'s entry point (``pyterrier.artifact``: ``ltr_model.risk_lambdamart``)."""
+    return RiskLambdaMART.load(path, **overrides)
+
+
+def artifact_metadata(path: str, dir_listing: list[str]) -> dict[str, str] | None:
+    """PyTerrier's metadata adapter: a folder saved before ``pt_meta.json`` existed (0.1, 0.2) is ours.
+
+    ``pt.Artifact.load`` asks the adapters (entry points ``pyterrier.artifact.metadata_adapter``)
+    about a folder without ``pt_meta.json``: one holding ``risk_lambdamart.json`` and ``model.txt``
+    is a saved RiskLambdaMART.
+    """
+    if _PARAMS_FILE in dir_listing and _MODEL_FILE in dir_listing:
+        return _pt_meta()
+    return None
 
 
 def _read_meta(meta_file: Path) -> dict[str, Any]:
