@@ -336,6 +336,7 @@ class RiskLambdaMART(pt.Estimator, pt.Artifact):
         progress = _Progress(self.num_boost_round, f"RiskLambdaMART({self.objective})", self.verbose)
         callbacks.append(progress)
         try:
+            progress.prepare(obj, y_train, g_train)
             booster = lgb.train(
                 params,
                 dtrain,
@@ -344,6 +345,7 @@ class RiskLambdaMART(pt.Estimator, pt.Artifact):
                 valid_names=["valid"][: len(valid_sets)],
                 callbacks=callbacks,
             )
+            progress.finish(booster, stopping=self.early_stopping_rounds is not None and bool(valid_sets))
         finally:
             progress.close()
         self.booster_ = booster
@@ -663,7 +665,34 @@ class _Progress:
     order = 40  # after early stopping has recorded the round
 
     def __init__(self, total: int, desc: str, enabled: bool) -> None:
+        self.desc = desc
         self.bar = pt.tqdm(total=total, desc=desc, unit="tree") if enabled else None
+
+    def prepare(self, obj: Any, labels: np.ndarray, group: np.ndarray) -> None:
+        """Compile (or load) the objective's kernels before the first tree, saying so.
+
+        Otherwise tree 1 holds the compilation and the bar's rate and time left are off by it
+        ("12.8 s/tree, 6 min left" for a 15 s fit). The call binds the objective to the training
+        rows on all-zero scores; LightGBM's first call, on zero scores too, starts the run afresh.
+        """
+        status = obj.kernel_status(len(labels)) if self.bar is not None else None
+        if status is None:
+            return
+        self.bar.set_description_str(f"{self.desc}: {status}")
+        obj(labels, np.zeros(len(labels)), None, group)
+        self.bar.set_description_str(self.desc, refresh=False)
+        self.bar.reset()  # the rate counts trees from here
+
+    def finish(self, booster: Any, stopping: bool) -> None:
+        """Say when early stopping ended the fit, and at which best iteration (not a bar stuck at 48%)."""
+        done, best = booster.current_iteration(), booster.best_iteration
+        if self.bar is None or not stopping or not best or done >= self.bar.total:
+            return
+        scores = booster.best_score.get("valid", {})
+        shown = ", ".join(f"valid {k} {v:.4f}" for k, v in scores.items())
+        self.bar.set_description_str(
+            f"{self.desc}: early stopping after {done} trees; best iteration {best} ({shown})"
+        )
 
     def __call__(self, env: Any) -> None:
         if self.bar is None:
