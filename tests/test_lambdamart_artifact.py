@@ -135,3 +135,28 @@ def test_an_unsaved_model_cannot_be_packaged(model):
     assert fresh.path is pt.Artifact.NO_PATH
     with pytest.raises(AssertionError, match="package cannot be built for artifacts without a path"):
         fresh.build_package()
+
+
+# ---------------------------------------------------------------------- documented defaults and files
+def test_docs_list_every_key_save_writes(model, tmp_path):
+    """docs/lambdamart.md's description of risk_lambdamart.json and pt_meta.json names their keys."""
+    import re
+
+    docs = (REPO / "docs" / "lambdamart.md").read_text()
+    model.save(tmp_path / "m")
+    for name in ("risk_lambdamart.json", "pt_meta.json"):
+        described = re.search(rf"\* `{re.escape(name)}`:\s*`(\{{.*?\}})`", docs, re.S)
+        assert described, name
+        keys = set(re.findall(r'"(\w+)":', described.group(1)))
+        assert keys == set(json.loads((tmp_path / "m" / name).read_text())), name
+    assert "model_sha256" in docs
+
+
+def test_docs_state_the_constructors_defaults():
+    import inspect
+
+    docs = (REPO / "docs" / "lambdamart.md").read_text()
+    defaults = inspect.signature(RiskLambdaMART.__init__).parameters
+    assert defaults["objective"].default == "georisk" and defaults["alpha"].default == 1.0
+    assert defaults["baseline"].default == "score" and defaults["baselines"].default is None
+    assert "trains **GeoRisk at α = 1 against one baseline, the input's\n`score` column**" in docs
