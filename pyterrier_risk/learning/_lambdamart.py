@@ -176,12 +176,7 @@ class RiskLambdaMART(pt.Estimator, pt.Artifact):
                 raise ValueError("baselines is empty; give at least one baseline or None")
             for i, spec in enumerate(baselines):
                 _check_spec(spec, f"baselines[{i}]")
-        clash = sorted(set(lightgbm_params) & set(_RESERVED_PARAMS))
-        if clash:
-            raise TypeError(
-                f"LightGBM parameter {clash[0]!r} clashes with RiskLambdaMART's own "
-                f"{_RESERVED_PARAMS[clash[0]]}=...; set that instead"
-            )
+        objective_params = _checked_options(objective, objective_params, lightgbm_params, alpha, cutoff)
         self.objective = objective
         self.alpha = float(alpha)
         self.baseline = baseline
@@ -190,18 +185,6 @@ class RiskLambdaMART(pt.Estimator, pt.Artifact):
         self.num_boost_round = int(num_boost_round)
         self.early_stopping_rounds = None if early_stopping_rounds is None else int(early_stopping_rounds)
         self.verbose = check_flag(verbose, "verbose")
-        if objective_params is not None:
-            if not isinstance(objective_params, dict):
-                raise TypeError("objective_params must be a dict or None")
-            own = sorted(set(objective_params) & {"kind", "alpha", "baseline", "baselines", "cutoff"})
-            if own:
-                raise TypeError(f"objective_params must not set {own[0]!r}: it is a RiskLambdaMART parameter")
-            objective_params = dict(objective_params)
-        lambdarank = {k: lightgbm_params[k] for k in _LAMBDARANK_PARAMS if k in lightgbm_params}
-        check_objective_options(
-            objective, {**(objective_params or {}), **lambdarank, "alpha": alpha, "cutoff": cutoff}
-        )
-        _lightgbm_threads(lightgbm_params)
         self.objective_params = objective_params
         self.lightgbm_params = dict(lightgbm_params)
         self.booster_: Any = None
@@ -706,6 +689,35 @@ class _Progress:
     def close(self) -> None:
         if self.bar is not None:
             self.bar.close()
+
+
+def _checked_options(
+    objective: str, objective_params: Any, lightgbm_params: dict[str, Any], alpha: float, cutoff: int
+) -> dict[str, Any] | None:
+    """Check ``objective_params`` and the LightGBM parameters without data; returns a copy of the former.
+
+    The objective's options (and the lambdarank parameters it shares with LightGBM) raise here the
+    error the objective would raise at ``fit``; a LightGBM alias of a constructor parameter is refused.
+    """
+    clash = sorted(set(lightgbm_params) & set(_RESERVED_PARAMS))
+    if clash:
+        raise TypeError(
+            f"LightGBM parameter {clash[0]!r} clashes with RiskLambdaMART's own "
+            f"{_RESERVED_PARAMS[clash[0]]}=...; set that instead"
+        )
+    if objective_params is not None:
+        if not isinstance(objective_params, dict):
+            raise TypeError("objective_params must be a dict or None")
+        own = sorted(set(objective_params) & {"kind", "alpha", "baseline", "baselines", "cutoff"})
+        if own:
+            raise TypeError(f"objective_params must not set {own[0]!r}: it is a RiskLambdaMART parameter")
+        objective_params = dict(objective_params)
+    lambdarank = {k: lightgbm_params[k] for k in _LAMBDARANK_PARAMS if k in lightgbm_params}
+    check_objective_options(
+        objective, {**(objective_params or {}), **lambdarank, "alpha": alpha, "cutoff": cutoff}
+    )
+    _lightgbm_threads(lightgbm_params)
+    return objective_params
 
 
 def _lightgbm_threads(params: dict[str, Any]) -> int:
