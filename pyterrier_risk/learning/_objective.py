@@ -437,6 +437,31 @@ class RiskObjective:
             if threads != previous:
                 numba.set_num_threads(previous)
 
+    def kernel_status(self, n_rows: int) -> str | None:
+        """What the first call on ``n_rows`` rows will do before computing: None when nothing.
+
+        The numba kernels compile at their first use in a process (seconds to a minute), or load
+        from the on-disk cache (:func:`~pyterrier_risk.learning._jit.cache_dir`) if an earlier
+        process compiled them; ``RiskLambdaMART`` says so before its first tree.
+        """
+        import numba
+
+        from . import _jit
+        from . import _kernels as K
+
+        threads = self.num_threads or (1 if n_rows < _PARALLEL_MIN_ROWS else numba.config.NUMBA_NUM_THREADS)
+        serial = min(threads, numba.config.NUMBA_NUM_THREADS) == 1 and n_rows < _PARALLEL_MIN_ROWS
+        kernel = K.lambdas_serial if serial else K.lambdas
+        if kernel.signatures:
+            return None
+        folder = _jit.cache_dir()
+        if folder is None:
+            return "compiling kernels (first use in this process; the disk cache is off)"
+        name = f"_kernels.{kernel.py_func.__name__}-*.nbi"
+        if folder.is_dir() and any(folder.glob(f"*/{name}")):
+            return f"loading kernels (cached in {folder})"
+        return f"compiling kernels (first use; cached in {folder})"
+
     def __getstate__(self) -> dict[str, Any]:
         # the bound training-set cache (incl. two 8 MB lookup tables) is rebuilt on the next call
         state = self.__dict__.copy()

@@ -1,0 +1,162 @@
+"""A saved RiskLambdaMART is a PyTerrier artifact (issue 16, item 1).
+
+The entry points are read from pyproject.toml and handed to PyTerrier's own lookup, so the tests
+check the declared protocol offline, whether or not the installed metadata is current.
+"""
+
+from __future__ import annotations
+
+import functools
+import http.server
+import json
+import shutil
+import sys
+import threading
+from importlib.metadata import EntryPoint
+from pathlib import Path
+
+import pandas as pd
+import pyterrier as pt
+import pytest
+import tomllib
+
+from pyterrier_risk.learning._lambdamart import RiskLambdaMART
+
+sys.path.insert(0, str(Path(__file__).parent))
+from test_lambdamart import FAST, synthetic  # noqa: E402
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def declared_entry_points() -> dict[str, list[EntryPoint]]:
+    groups = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["entry-points"]
+    return {g: [EntryPoint(n, v, g) for n, v in eps.items()] for g, eps in groups.items()}
+
+
+@pytest.fixture
+def our_entry_points(monkeypatch):
+    """PyTerrier's entry-point lookup sees pyproject's declarations (in place of stale installed ones)."""
+    declared = declared_entry_points()
+    original = pt.utils.entry_points
+
+    def entry_points(group):
+        ours = declared.get(group, [])
+        names = {ep.name for ep in ours}
+        return [*ours, *(ep for ep in original(group) if ep.name not in names)]
+
+    monkeypatch.setattr(pt.utils, "entry_points", entry_points)
+
+
+@pytest.fixture(scope="module")
+def data():
+    return synthetic()
+
+
+@pytest.fixture(scope="module")
+def model(data):
+    res, qrels = data
+    return RiskLambdaMART("urisk", alpha=2.0, baseline=1, num_boost_round=4, verbose=False, **FAST).fit(
+        res, qrels
+    )
+
+
+def scores(model, res):
+    return model.transform(res)["score"].to_numpy()
+
+
+def test_save_writes_pyterriers_metadata(model, tmp_path):
+    model.save(tmp_path / "m")
+    meta = json.loads((tmp_path / "m" / "pt_meta.json").read_text())
+    assert meta == {"type": "ltr_model", "format": "risk_lambdamart", "package_hint": "pyterrier-risk"}
+    assert pt.inspect.artifact_type_format(model) == ("ltr_model", "risk_lambdamart")
+    assert model.path == tmp_path / "m" and RiskLambdaMART.load(tmp_path / "m").path == tmp_path / "m"
+    assert "ltr_model.risk_lambdamart" in {ep.name for ep in declared_entry_points()["pyterrier.artifact"]}
+
+
+def test_artifact_load_finds_the_model(our_entry_points, model, data, tmp_path):
+    res, _ = data
+    model.save(tmp_path / "m")
+    loaded = pt.Artifact.load(str(tmp_path / "m"))
+    assert isinstance(loaded, RiskLambdaMART) and repr(loaded) == repr(model)
+    pd.testing.assert_frame_equal(loaded.transform(res), model.transform(res))
+
+
+def test_folders_saved_before_pt_meta_still_load(our_entry_points, model, data, tmp_path):
+    """A 0.1/0.2 folder (no pt_meta.json; 0.1: no digest either) loads both ways."""
+    res, _ = data
+    model.save(tmp_path / "old")
+    (tmp_path / "old" / "pt_meta.json").unlink()
+    meta = json.loads((tmp_path / "old" / "risk_lambdamart.json").read_text())
+    del meta["model_sha256"]
+    (tmp_path / "old" / "risk_lambdamart.json").write_text(json.dumps(meta))
+    for loaded in (RiskLambdaMART.load(tmp_path / "old"), pt.Artifact.load(str(tmp_path / "old"))):
+        assert (scores(loaded, res) == scores(model, res)).all()
+    (tmp_path / "other").mkdir()
+    with pytest.raises(ValueError, match="No implementation found"):
+        pt.Artifact.load(str(tmp_path / "other"))
+
+
+@pytest.fixture
+def http_folder(tmp_path):
+    """A local HTTP server (127.0.0.1, no network) serving ``tmp_path / 'www'``."""
+    www = tmp_path / "www"
+    www.mkdir()
+    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(www))
+    handler.log_message = lambda *args: None
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield www, f"http://127.0.0.1:{server.server_address[1]}"
+    server.shutdown()
+    thread.join()
+
+
+def test_package_round_trip_through_from_url(
+    our_entry_points, model, data, tmp_path, http_folder, monkeypatch
+):
+    res, _ = data
+    www, url = http_folder
+    monkeypatch.setenv("PYTERRIER_HOME", str(tmp_path / "pt_home"))
+    model.save(tmp_path / "m")
+    package = model.build_package(str(www / "model.tar.lz4"), verbose=False)
+    listing = json.loads(Path(package + ".json").read_text())
+    assert {c["path"] for c in listing["contents"]} == {"model.txt", "risk_lambdamart.json", "pt_meta.json"}
+    through_pt = pt.Artifact.from_url(f"{url}/model.tar.lz4")
+    assert isinstance(through_pt, RiskLambdaMART) and (scores(through_pt, res) == scores(model, res)).all()
+    shutil.rmtree(tmp_path / "pt_home")  # download again, through the class this time
+    through_class = RiskLambdaMART.from_url(
+        f"{url}/model.tar.lz4", expected_sha256=listing["expected_sha256"]
+    )
+    assert (scores(through_class, res) == scores(model, res)).all()
+
+
+def test_an_unsaved_model_cannot_be_packaged(model):
+    fresh = RiskLambdaMART("urisk", verbose=False)
+    assert fresh.path is pt.Artifact.NO_PATH
+    with pytest.raises(AssertionError, match="package cannot be built for artifacts without a path"):
+        fresh.build_package()
+
+
+# ---------------------------------------------------------------------- documented defaults and files
+def test_docs_list_every_key_save_writes(model, tmp_path):
+    """docs/lambdamart.md's description of risk_lambdamart.json and pt_meta.json names their keys."""
+    import re
+
+    docs = (REPO / "docs" / "lambdamart.md").read_text()
+    model.save(tmp_path / "m")
+    for name in ("risk_lambdamart.json", "pt_meta.json"):
+        described = re.search(rf"\* `{re.escape(name)}`:\s*`(\{{.*?\}})`", docs, re.S)
+        assert described, name
+        keys = set(re.findall(r'"(\w+)":', described.group(1)))
+        assert keys == set(json.loads((tmp_path / "m" / name).read_text())), name
+    assert "model_sha256" in docs
+
+
+def test_docs_state_the_constructors_defaults():
+    import inspect
+
+    docs = (REPO / "docs" / "lambdamart.md").read_text()
+    defaults = inspect.signature(RiskLambdaMART.__init__).parameters
+    assert defaults["objective"].default == "georisk" and defaults["alpha"].default == 1.0
+    assert defaults["baseline"].default == "score" and defaults["baselines"].default is None
+    assert "trains **GeoRisk at α = 1 against one baseline, the input's\n`score` column**" in docs

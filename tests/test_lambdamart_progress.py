@@ -1,0 +1,95 @@
+"""Honest progress while RiskLambdaMART trains (issue 16, item 9)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from pyterrier_risk.learning._lambdamart import RiskLambdaMART
+from pyterrier_risk.learning._objective import RiskObjective
+
+sys.path.insert(0, str(Path(__file__).parent))
+from test_lambdamart import FAST, synthetic  # noqa: E402
+
+REPO = Path(__file__).resolve().parents[1]
+COMPILING = "compiling kernels (first use; cached in /somewhere)"
+
+
+@pytest.fixture(scope="module")
+def data():
+    return synthetic()
+
+
+def test_the_bar_says_it_compiles_before_the_first_tree(data, capsys, monkeypatch):
+    res, qrels = data
+    monkeypatch.setattr(RiskObjective, "kernel_status", lambda self, n: COMPILING)
+    model = RiskLambdaMART("urisk", baseline=1, num_boost_round=5, verbose=True, **FAST).fit(res, qrels)
+    err = capsys.readouterr().err
+    assert f"RiskLambdaMART(urisk): {COMPILING}" in err
+    # said before the first tree; then the bar starts again at 0/5, so its rate counts trees only
+    assert err.index(COMPILING) < err.rindex("0/5") < err.index("5/5")
+    # the warm-up call leaves no trace: the same model as without it
+    monkeypatch.undo()
+    quiet = RiskLambdaMART("urisk", baseline=1, num_boost_round=5, verbose=False, **FAST).fit(res, qrels)
+    np.testing.assert_array_equal(model.transform(res)["score"], quiet.transform(res)["score"])
+
+
+def test_kernel_status_reports_compiling_loading_and_no_cache(tmp_path):
+    """In a fresh process: compile (empty cache), load (a cache entry exists), or no cache at all."""
+    code = textwrap.dedent("""
+        import numpy as np
+        from pyterrier_risk import objective
+        print(objective("lambdarank").kernel_status(100))
+        print(objective("lambdarank", num_threads=2).kernel_status(100))
+    """)
+
+    def status(cache: str) -> list[str]:
+        env = {**os.environ, "PYTHONPATH": str(REPO), "PYTERRIER_RISK_CACHE_DIR": cache}
+        done = subprocess.run(
+            [sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=300
+        )
+        assert done.returncode == 0, done.stderr[-2000:]
+        return done.stdout.splitlines()
+
+    cache = tmp_path / "cache"
+    assert status(str(cache)) == [f"compiling kernels (first use; cached in {cache})"] * 2
+    (cache / "learning_x").mkdir(parents=True)
+    (cache / "learning_x" / "_kernels.lambdas_serial-517.py311.nbi").touch()  # what numba writes
+    assert status(str(cache)) == [
+        f"loading kernels (cached in {cache})",
+        f"compiling kernels (first use; cached in {cache})",
+    ]
+    assert status("off")[0] == "compiling kernels (first use in this process; the disk cache is off)"
+
+
+def test_no_message_once_the_kernels_are_compiled(data):
+    res, qrels = data
+    RiskLambdaMART("urisk", baseline=1, num_boost_round=1, verbose=False, **FAST).fit(res, qrels)
+    assert RiskObjective("lambdarank").kernel_status(len(res)) is None
+
+
+def test_early_stopping_says_so_with_the_best_iteration(data, capsys):
+    res, qrels = data
+    model = RiskLambdaMART("lambdarank", num_boost_round=40, early_stopping_rounds=2, verbose=True, **FAST)
+    model.fit(res, qrels, res, qrels.assign(label=2 - qrels["label"]))  # the validation labels disagree
+    err = capsys.readouterr().err
+    trees = model.booster_.current_iteration()
+    assert trees < 40
+    assert (
+        f"early stopping after {trees} trees; best iteration {model.best_iteration_} (valid ndcg@10 0." in err
+    )
+
+
+def test_no_early_stopping_message_when_all_trees_are_grown(data, capsys):
+    res, qrels = data
+    RiskLambdaMART("lambdarank", num_boost_round=4, early_stopping_rounds=2, verbose=True, **FAST).fit(
+        res, qrels, res, qrels
+    )
+    err = capsys.readouterr().err
+    assert "4/4" in err and "early stopping" not in err
