@@ -85,8 +85,9 @@ class RiskTest:
         if isinstance(self.seed, bool) or not isinstance(self.seed, (int, np.integer)) or self.seed < 0:
             raise ValueError(f"the seed must be an integer >= 0, got {self.seed!r}")
         if self.topic_sd not in TOPIC_SDS:
-            raise ValueError(f"unknown topic_sd {self.topic_sd!r}: use 'sample' (c - 1, this package's T_R) "
-                             "or 'population' (c, rmit-ir/trisk)")
+            raise ValueError(f"unknown topic_sd {self.topic_sd!r} (Experiment's risk_sd, eval's --topic-sd): "
+                             "use 'sample' or 'population' (divide by c - 1, this package's T_R, or by c, "
+                             "rmit-ir/trisk's)")
 
     def describe(self) -> str:
         """The test as a table caption names it."""
