@@ -74,7 +74,7 @@ def test_eval_trec7_multiple_baselines_markdown_and_plots(capsys, tmp_path):
     code, out, err = _run(capsys, [
         "eval", "--qrels", str(root / "qrels.adhoc.351-400.txt"), "--measure", "AP", "--measure", "nDCG@20",
         "--alpha", "0", "5", "--baseline", runs[1].name[: -len(".run.gz")], "--baselines", "mean", "max",
-        "--plots", str(tmp_path / "plots"), *map(str, runs)])
+        "--plots", str(tmp_path / "plots"), "--layout", "wide", *map(str, runs)])
     assert code == 0, err
     lines = out.splitlines()
     assert lines[1].startswith("| ---") and len(lines) == 2 + len(runs)

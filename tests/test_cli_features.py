@@ -155,7 +155,7 @@ def test_issue_examples_several_measures_and_alphas_runs_anywhere(capsys, coll, 
     assert table.loc["b", "URisk(nDCG@5,alpha=5,baseline='a')"] == pytest.approx(expected, abs=1e-12)
     table = _csv(capsys, ["eval", "--qrels", "qrels.txt", "--alpha", "5", "b.run", "--measure", "P@3",
                           "--baseline", "a", "a.run", "--no-zrisk"]).set_index("run")
-    assert list(table.index) == ["b", "a"]
+    assert list(table.index) == ["a", "b"]  # the baseline row first (issue 16)
     assert [c for c in table.columns if c.startswith("URisk")] == ["URisk(P@3,alpha=5,baseline='a')"]
     # a word that is not a number ends --alpha; a missing run is named as a run, a typo as a measure
     code, _, err = _run(capsys, ["eval", "--qrels", "qrels.txt", "--alpha", "5", "gone.run", "a.run"])
@@ -231,7 +231,7 @@ def test_latex_caption_label_bold_and_marks_follow_the_corrected_p_values(capsys
     argv = [*_base_argv(coll), "--correction", "holm", "--significance"]
     table = _csv(capsys, argv).set_index("run")
     code, out, err = _run(capsys, [*argv, "--format", "latex", "--bold", "--caption", "Four runs.",
-                                   "--label", "tab:four"])
+                                   "--label", "tab:four", "--layout", "wide"])
     assert code == 0, err
     assert "\\caption{Four runs. $^{\\dagger}$ significantly different from the baseline ($p \\le 0.05$; " \
            "paired t-test; risk measures: TRisk's t-test of URisk = 0; Holm correction)." in out
@@ -246,6 +246,39 @@ def test_latex_caption_label_bold_and_marks_follow_the_corrected_p_values(capsys
     # the base measures are tested too (--significance): their p-values are the paired t-test's
     p = table.loc["b", "AP p-value"]
     assert p == pytest.approx(stats.ttest_rel(per_topic(coll, "AP", "b"), per_topic(coll, "AP", "a")).pvalue)
+
+
+def test_default_table_fits_a_terminal_and_the_wide_one_stays_reachable(capsys, coll):
+    """Issue 16, item 4: the default table is at most 160 characters wide; the baseline row comes first."""
+    (coll / "runs").mkdir()
+    for r in RUNS:  # the baseline 'c' is not first in the folder
+        (coll / "runs" / f"{r}.run").write_text((coll / f"{r}.run").read_text())
+    argv = ["eval", "--qrels", str(coll / "qrels.txt"), "--measure", "nDCG@5", "AP", "P@3",
+            "--alpha", "0", "1", "5", "10", "--baseline", "c", str(coll / "runs")]
+    code, out, err = _run(capsys, argv)
+    table = [line for line in out.splitlines() if line.startswith("|")]
+    assert code == 0 and max(map(len, table)) <= 160
+    assert table[2].split("|")[1].strip() == "c"  # the baseline row first
+    assert "printed with the long layout; --layout wide prints it wide" in err
+    assert "URisk, TRisk: baseline='c'." in out  # the long labels leave the baseline out: the note names it
+    code, wide, _ = _run(capsys, [*argv, "--layout", "wide"])
+    assert code == 0 and len(wide.splitlines()[0]) > 160 and "URisk(AP,alpha=5,baseline='c')" in wide
+    csv = _csv(capsys, argv)  # CSV, for machines, stays wide
+    assert list(csv["run"]) == ["c", "a", "b", "d"] and "TRisk(P@3,alpha=10,baseline='c') p-value" in csv
+    code, tex, _ = _run(capsys, [*argv, "--format", "latex"])
+    assert code == 0 and r"\begin{tabular}{llrrrrrrr}" in tex  # 9 columns, not 63
+    # a table that fits stays wide, and one line of notes says nothing
+    small = ["eval", "--qrels", str(coll / "qrels.txt"), "--measure", "AP", "--baseline", "a"]
+    code, out, err = _run(capsys, [*small, str(coll / "a.run"), str(coll / "b.run")])
+    assert code == 0 and "URisk(AP,baseline='a')" in out.splitlines()[0] and "layout" not in err
+
+
+def test_corrected_p_value_columns_follow_short_labels(capsys, coll):
+    argv = [*_base_argv(coll), "--short-labels", "--correction", "holm", "--significance", "--layout", "wide"]
+    code, out, _ = _run(capsys, argv)
+    header = [c.strip() for c in out.splitlines()[0].strip("|").split("|")]
+    assert code == 0 and "AP p" in header and "AP p-adj" in header and "T1 p-adj" in header
+    assert not [c for c in header if "p-value" in c]
 
 
 def test_style_options_do_not_apply_to_perquery(capsys, coll):

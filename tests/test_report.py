@@ -257,6 +257,11 @@ def test_short_labels_share_numbers_by_base_and_alpha():
     assert legend[0] == ("U1", "URisk(nDCG@20,alpha=1)") and ("M1", "nDCG(judged_only=True)@20") in legend
     # the full names are measures again
     assert all(repr(parse_measure(full)) == full for _, full in legend)
+    # a short ordinary measure keeps its name, its p-value columns follow the short labels (issue 16)
+    derived = [f"nDCG@20 {suffix}" for suffix in ("p-value", "p-value corrected", "reject")]
+    rename, legend = short_labels(["nDCG@20", *derived])
+    assert rename == {"nDCG@20 p-value": "nDCG@20 p", "nDCG@20 p-value corrected": "nDCG@20 p-adj",
+                      "nDCG@20 reject": "nDCG@20 rej"} and legend == []
     # two baselines at one alpha: U1a, U1b; a clash with an existing column gets a prime
     rename, _ = short_labels(["URisk(AP,alpha=1,baseline='BM25')", "URisk(AP,alpha=1,baseline='mean')",
                               "U1b"])
@@ -376,15 +381,17 @@ def test_an_experiment_table_end_to_end():
     text = write_table(res, significance=True, level=0.5, bold=True)
     assert "†" in text.split("\n\n")[0] and "**" in text  # some marks in the table itself
     for alpha in (0, 5):
-        column = repr(pr_TRisk(nDCG @ 5, alpha=alpha))  # alpha=0 is left out of the name
+        column = repr(pr_TRisk(nDCG @ 5, alpha=alpha, baseline="BM25"))  # alpha=0 left out, baseline named
         p = res[f"{column} p-value corrected"] <= 0.5
         assert [c.endswith("†") for c in _column(text, column)] == p.tolist()
-        assert [c.endswith("†") for c in _column(text, repr(pr_URisk(nDCG @ 5, alpha=alpha)))] == p.tolist()
+        urisk = repr(pr_URisk(nDCG @ 5, alpha=alpha, baseline="BM25"))
+        assert [c.endswith("†") for c in _column(text, urisk)] == p.tolist()
     assert [c.endswith("†") for c in _column(text, "AP")] == (res["AP p-value corrected"] <= 0.5).tolist()
     long = tidy_results(res)
     assert len(long) == len(SYSTEMS) * (1 + 2)  # AP without alpha; nDCG@5 at alpha 0 and 5
     # every number of the wide table is somewhere in the long one
-    for column in ["AP", "nDCG@5", "URisk(nDCG@5,alpha=5)", "TRisk(nDCG@5) p-value"]:
+    for column in ["AP", "nDCG@5", "URisk(nDCG@5,alpha=5,baseline='BM25')",
+                   "TRisk(nDCG@5,baseline='BM25') p-value"]:
         assert set(res[column].dropna().round(12)) <= set(long.select_dtypes("number").stack().round(12))
 
 
@@ -454,3 +461,19 @@ def test_bold_base_measure_keeps_the_baseline_in_the_contest():
     # no risk column against the baseline: the caption does not claim an exception
     plain = write_table(df[["name", "AP", "AP p-value"]], bold=True, significance=True)
     assert "not ranked" not in plain and _column(plain, "AP")[0] == "**0.1137**"
+
+
+def test_long_layout_with_short_labels_letters_families_and_baselines():
+    """Issue 16, item 4: the long layout with short labels: U/T/Z/G, a letter per baseline, a legend."""
+    df = pd.DataFrame({"name": ["A", "B"], "AP": [0.2, 0.3],
+                       "URisk(AP,alpha=5,baseline='A')": [0.0, 0.1],
+                       "URisk(AP,alpha=5,baseline='mean')": [-0.1, 0.1],
+                       "TRisk(AP,alpha=5,baseline='A')": [math.nan, 1.5],
+                       "TRisk(AP,alpha=5,baseline='A') p-value": [math.nan, 0.2],
+                       "ZRisk(AP,alpha=5)": [-1.0, 1.0]})
+    text = write_table(df, layout="long", short_labels=True)
+    head = [c.strip() for c in text.splitlines()[0].strip("|").split("|")]
+    assert head == ["name", "measure", "alpha", "value", "Ua", "Ub", "T", "T p", "Z"]
+    assert "U: URisk, T: TRisk, Z: ZRisk. a: baseline='A'. b: baseline='mean'." in text
+    assert "TRisk: baseline='A'." in text  # one baseline: its label leaves it out, the note names it
+    assert _column(text, "Ub") == ["-0.1000", "0.1000"] and _column(text, "T p") == ["", "0.2000"]

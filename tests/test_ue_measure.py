@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from ir_measures import AP, RR, R, nDCG
 from ir_measures import P as Prec
 
-from pyterrier_risk import UE, ue
+from pyterrier_risk import UE, parse_measure, ue
 
 # --- naming, parsing, equality --------------------------------------------------------------------
 
@@ -28,15 +28,15 @@ def test_repr_is_canonical_and_parseable():
         ir_measures.parse_measure("UE(base='nDCG@10', variant='V2', pool='run')"),
         ir_measures.parse_measure("UE(pool='run', variant='V2', base='nDCG')@10"),
     ]
-    assert {repr(m) for m in spellings} == {"UE(base='nDCG',variant='V2',pool='run')@10"}
+    assert {repr(m) for m in spellings} == {"UE(nDCG@10,variant='V2',pool='run')"}  # as written (issue 16)
     assert len(set(spellings)) == 1
     assert spellings[0] == spellings[-1] and hash(spellings[0]) == hash(spellings[-1])
     # defaults are not spelled out; a different parameter is a different measure
-    assert repr(UE(AP@5, variant="V1", reb="exact", pool="qrels")) == "UE(base='AP')@5"
+    assert repr(UE(AP@5, variant="V1", reb="exact", pool="qrels")) == "UE(AP@5)"
     assert UE(AP@5) != UE(AP@5, reb="paper") != UE(AP@10)
     for m in [UE(RR), UE(AP(rel=2)@5, reb="paper"), UE(nDCG(gains={0: 0, 1: 1, 2: 3})@10, variant="V2")]:
-        assert ir_measures.parse_measure(repr(m)) == m
-    assert repr(UE(nDCG(gains={0: 0, 1: 1, 2: 3})@10)) == "UE(base='nDCG(gains={2:3})')@10"
+        assert parse_measure(repr(m)) == m  # the package's parser reads the positional base
+    assert repr(UE(nDCG(gains={0: 0, 1: 1, 2: 3})@10)) == "UE(nDCG(gains={2:3})@10)"
 
 
 def test_parameter_metadata():
@@ -191,17 +191,17 @@ def test_known_values_and_edge_cases_end_to_end():
         per[(str(metric.measure), metric.query_id)] = metric.value
     # q1: one relevant among 4 judged, found at rank 2: AP@2 = 1/2; E[SP@2] = (1/4)(1 + 1/2) = 3/8
     assert per[("AP@2", "q1")] == 0.5
-    assert per[("UE(base='AP')@2", "q1")] == pytest.approx(0.5 * 0.5 / (0.5 + 0.375))
-    assert per[("UE(base='AP',variant='V2')@2", "q1")] == pytest.approx((0.5 - 0.375) / (1 - 0.375))
+    assert per[("UE(AP@2)", "q1")] == pytest.approx(0.5 * 0.5 / (0.5 + 0.375))
+    assert per[("UE(AP@2,variant='V2')", "q1")] == pytest.approx((0.5 - 0.375) / (1 - 0.375))
     # pool='run' for q1: {b, a, zz}, zz unjudged: E[SP@2] = (1/3)(1 + 1/2)
-    assert per[("UE(base='AP',variant='V2',pool='run')@2", "q1")] == pytest.approx((0.5 - 0.5) / (1 - 0.5))
+    assert per[("UE(AP@2,variant='V2',pool='run')", "q1")] == pytest.approx((0.5 - 0.5) / (1 - 0.5))
     # q2 has no relevant document: every variant is 0, as the base measure
     assert all(per[(str(m), "q2")] == 0.0 for m in ms)
     # q3: every judged document relevant -> every ordering is ideal: V1 = 1/2, V2 = 0
-    assert per[("UE(base='AP')@2", "q3")] == pytest.approx(0.5)
-    assert per[("UE(base='AP',variant='V2')@2", "q3")] == 0.0
+    assert per[("UE(AP@2)", "q3")] == pytest.approx(0.5)
+    assert per[("UE(AP@2,variant='V2')", "q3")] == 0.0
     # P@5 with k > pool: q3 retrieves both relevant -> IUB = REB = 2/5, V2 = 0
-    assert per[("UE(base='P',variant='V2')@5", "q3")] == 0.0
+    assert per[("UE(P@5,variant='V2')", "q3")] == 0.0
     # q9 is not in the qrels: not reported, as for the base measure
     assert not any(q == "q9" for _, q in per)
 

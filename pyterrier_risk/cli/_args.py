@@ -131,8 +131,10 @@ def _output_arguments(opt: _Options) -> None:
     opt.add("--output", "-o", type=Path, help="write the table to this file instead of stdout")
     opt.add("--round", type=integer, default=4,
             help=f"decimals in markdown/latex output, 0 to {MAX_DECIMALS} (default 4)")
-    opt.add("--layout", choices=["wide", "long", "transposed"], default="wide",
-            help="wide (a row per run), long (a row per run, base measure and α) or transposed")
+    opt.add("--layout", choices=["auto", "wide", "long", "transposed"], default="auto",
+            help="auto (the default: wide if it fits 160 characters, else wide with short labels, else "
+                 "long; CSV: wide), wide (a row per run), long (a row per run, base measure and α) or "
+                 "transposed")
     opt.add("--short-labels", action="store_true",
             help="short column labels (U1, T1, ...) with a legend under the table")
     opt.add("--caption", help="table caption (LaTeX: a table float; markdown: a 'Table:' line)")

@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 import sys
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +26,8 @@ from ._inputs import Inputs, from_evalfiles, from_runs
 __all__ = ["run_eval"]
 
 _STYLE_FLAGS = ("layout", "short_labels", "bold", "significance")
+#: the widest table (in characters) that ``--layout auto`` prints, so that it fits a terminal
+MAX_WIDTH = 160
 
 
 @dataclass(frozen=True)
@@ -71,7 +73,7 @@ def _settings(args: Any) -> Settings:
         raise CLIError(f"--resamples must be >= 1 and --seed >= 0, got {args.resamples} and {args.seed}")
     if not 0 < args.level < 1:
         raise CLIError(f"--level must be in (0, 1), got {args.level:g}")
-    styled = any(getattr(args, f) not in (False, "wide") for f in _STYLE_FLAGS)
+    styled = any(getattr(args, f) not in (False, "wide", "auto") for f in _STYLE_FLAGS)
     if (args.perquery or args.all_pairs) and styled:
         raise CLIError("--layout, --short-labels, --bold and --significance shape the table of averages; "
                        "leave them out with --perquery or --all-pairs")
@@ -266,22 +268,65 @@ def _check_finite(table: Any, measures: Sequence[Any], perquery: bool) -> None:
                        "use a smaller --alpha")
 
 
+def _table_width(text: str) -> int:
+    """The width of a markdown table: its longest table line (the caption and legend lines wrap)."""
+    return max((len(line) for line in text.splitlines() if line.startswith("|")), default=0)
+
+
+def _auto_layout(table: Any, args: Any, options: dict[str, Any]) -> tuple[str, bool]:
+    """``--layout auto``: the first of wide, and long, each without then with short labels, that fits.
+
+    Fits: no wider than :data:`MAX_WIDTH` characters; when none does, the last (long, short labels).
+    The width is that of the markdown table (LaTeX columns follow it); CSV, for machines, stays wide.
+    A layout other than the plain wide one is named in a note, with the option that gives the wide one.
+    """
+    from ..reporting._tables import _format_for, write_table
+
+    if args.layout != "auto":
+        return args.layout, args.short_labels
+    if args.perquery or args.all_pairs or _format_for(args.output, args.format) == "csv":
+        return "wide", args.short_labels
+    candidates = [("wide", args.short_labels), ("wide", True), ("long", args.short_labels), ("long", True)]
+    widths = []
+    for layout, short in candidates:
+        text = write_table(table, None, "markdown", **{**options, "layout": layout, "short_labels": short})
+        widths.append(_table_width(text))
+        if widths[-1] <= MAX_WIDTH:
+            break
+    chosen = candidates[len(widths) - 1] if widths[-1] <= MAX_WIDTH else candidates[-1]
+    if chosen != candidates[0]:
+        shown = " and ".join(["the long layout"] * (chosen[0] == "long") + ["short labels"] * chosen[1])
+        note(f"the wide table is {widths[0]} characters wide (more than {MAX_WIDTH}): printed with {shown}; "
+             "--layout wide prints it wide")
+    return chosen
+
+
 def _write(table: Any, args: Any, settings: Settings) -> str:
     """The table as text (and in ``--output``), with the paper options passed on to ``write_table``."""
     from ..reporting._tables import write_table
 
     _, base_test = _base_test(args)
     test = f"{base_test}; risk measures: {settings.risk_test.describe()}"
+    options = {"floatfmt": f".{args.round}f", "caption": args.caption, "label": args.label, "bold": args.bold,
+               "significance": args.significance, "level": args.level, "test": test,
+               "correction": _CORRECTION_NAMES.get(settings.correction or "", settings.correction)}
     try:
-        return write_table(table, args.output, format=args.format, floatfmt=f".{args.round}f",
-                           caption=args.caption, label=args.label, bold=args.bold,
-                           significance=args.significance, level=args.level, test=test,
-                           correction=_CORRECTION_NAMES.get(settings.correction or "", settings.correction),
-                           layout=args.layout, short_labels=args.short_labels)
+        layout, short = _auto_layout(table, args, options)
+        return write_table(table, args.output, format=args.format, layout=layout, short_labels=short,
+                           **options)
     except OSError as e:  # write_table names the path in strerror
         raise CLIError(e.strerror or str(e)) from e
     except ValueError as e:
         raise CLIError(str(e)) from e
+
+
+def _baseline_first(inputs: Inputs) -> Inputs:
+    """The inputs with the ``--baseline`` run as the first row (also when the runs come from a folder)."""
+    if inputs.baseline is None or inputs.names[0] == inputs.baseline:
+        return inputs
+    names = [inputs.baseline, *(n for n in inputs.names if n != inputs.baseline)]
+    matrices = {measure: frame.loc[names] for measure, frame in inputs.matrices.items()}
+    return replace(inputs, names=names, matrices=matrices)
 
 
 # -- the command -------------------------------------------------------------------------------------
@@ -296,6 +341,7 @@ def run_eval(args: Any) -> int:
     else:
         inputs = from_runs(args, evaluated, [*bases, *given_risk], aggregates,
                            expand_runs(args.runs, args.runs_from))
+    inputs = _baseline_first(inputs)
     if not args.all_pairs:  # in a pair, the second run is the baseline of the first
         given_risk = _with_baseline(given_risk, inputs.names, inputs.baseline)
     asked = _risk_measures(bases, settings.alphas, inputs.names, inputs.baseline, args.baselines or [],

@@ -112,13 +112,13 @@ class _UE(WrappedMeasure):
         _check_ue_base(base)
 
     def _make_repr(self) -> str:
-        parts = []
-        for key in _ORDER:
-            if key in self.params and self.params[key] != self.SUPPORTED_PARAMS[key].default:
-                value = self.params[key]
-                parts.append(f"{key}={(repr(value) if isinstance(value, Measure) else value)!r}")
+        # the base with its cutoff first, as it is written and parsed: UE(nDCG@10,variant='V2')
+        parts = [repr(self.base)] if "base" in self.params else []
+        for key in _ORDER[1:]:
+            if self.params.get(key, self.SUPPORTED_PARAMS[key].default) != self.SUPPORTED_PARAMS[key].default:
+                parts.append(f"{key}={self.params[key]!r}")
         result = self.NAME + (f"({','.join(parts)})" if parts else "")
-        if self.params.get("cutoff") is not None:
+        if "base" not in self.params and self.params.get("cutoff") is not None:  # UE()@10: no base yet
             result = f"{result}@{self.params['cutoff']}"
         return result
 

@@ -17,7 +17,7 @@ from typing import Any
 
 import pandas as pd
 
-__all__ = ["ColumnInfo", "column_info", "short_labels", "tidy_results", "system_column"]
+__all__ = ["ColumnInfo", "column_info", "long_constants", "short_labels", "tidy_results", "system_column"]
 
 #: derived-column suffixes of pt.Experiment / pyterrier_risk.Experiment, longest first
 SUFFIXES = ("p-value corrected", "p-value", "reject", "+", "-")
@@ -92,47 +92,94 @@ def system_column(df: pd.DataFrame) -> Hashable | None:
     return None
 
 
-def _family_labels(infos: Sequence[ColumnInfo]) -> dict[tuple[str, tuple], str]:
-    """Label of each (family, extra) in the long layout: the family, plus the parameters that vary."""
+def _variants(infos: Sequence[ColumnInfo]) -> dict[str, list[tuple]]:
+    """Each risk family's distinct other parameters (baseline, pool, se), in order of appearance."""
     extras: dict[str, list[tuple]] = {}
     for info in infos:
         if info.family is not None and info.extra not in extras.setdefault(info.family, []):
             extras[info.family].append(info.extra)
+    return extras
+
+
+def _letters(extras: dict[str, list[tuple]]) -> dict[tuple, str]:
+    """A letter for each parameter setting of the families that have several (``a``, ``b``, ...)."""
+    settings = list(dict.fromkeys(e for variants in extras.values() if len(variants) > 1 for e in variants))
+    return {extra: "abcdefghijklmnopqrstuvwxyz"[k % 26] + "'" * (k // 26) for k, extra in enumerate(settings)}
+
+
+def _family_labels(infos: Sequence[ColumnInfo], lettered: bool = False) -> dict[tuple[str, tuple], str]:
+    """Label of each (family, extra) in the long layout: the family, plus the parameters that vary.
+
+    With ``lettered`` (short labels), a family is its letter (``U``, ``T``, ``Z``, ``G``) and varying
+    parameters a second letter (``Ua``), explained by :func:`long_constants`.
+    """
+    extras = _variants(infos)
+    letters = _letters(extras)
     labels = {}
     for family, variants in extras.items():
         for extra in variants:
+            if lettered:
+                letter = _FAMILY_LETTER.get(family, family[:1].upper())
+                labels[(family, extra)] = letter + (letters[extra] if len(variants) > 1 else "")
+                continue
             shown = ",".join(f"{k}={v!r}" for k, v in extra) if len(variants) > 1 else ""
             labels[(family, extra)] = f"{family}({shown})" if shown else family
     return labels
 
 
-def _long_column(info: ColumnInfo, labels: dict[tuple[str, tuple], str]) -> str:
+def long_constants(columns: Sequence[Hashable], lettered: bool = False) -> list[str]:
+    """What the long layout's column labels leave out: each family's parameters that do not vary.
+
+    ``URisk(nDCG@20,alpha=5,baseline='BM25')`` is the column ``URisk`` of the long layout when every
+    URisk of the table has that baseline; the table's note says so: ``URisk, TRisk: baseline='BM25'``.
+    With ``lettered`` (short labels), also what each letter of a varying parameter stands for
+    (``a: baseline='BM25'``).
+    """
+    extras = _variants([column_info(c) for c in columns])
+    shared: dict[tuple, list[str]] = {}
+    for family, variants in extras.items():
+        if len(variants) == 1 and variants[0]:
+            shared.setdefault(variants[0], []).append(family)
+    out = [", ".join(families) + ": " + ",".join(f"{k}={v!r}" for k, v in extra)
+           for extra, families in shared.items()]
+    if lettered:
+        out += [", ".join(f"{_FAMILY_LETTER.get(f, f[:1].upper())}: {f}" for f in extras)]
+        out += [f"{letter}: " + ",".join(f"{k}={v!r}" for k, v in extra)
+                for extra, letter in _letters(extras).items()]
+    return out
+
+
+def _long_column(info: ColumnInfo, labels: dict[tuple[str, tuple], str], lettered: bool = False) -> str:
     head = "value" if info.family is None else labels[(info.family, info.extra)]
+    if lettered:  # short labels: "Ta p", "value p-adj"
+        return head + _SHORT_SUFFIX[info.suffix]
     return head + (" " + info.suffix if info.suffix else "")
 
 
-def long_names(columns: Sequence[Hashable]) -> dict[Hashable, str]:
+def long_names(columns: Sequence[Hashable], lettered: bool = False) -> dict[Hashable, str]:
     """The long-layout name of each measure column (``value``, ``value p-value``, ``URisk``, ...)."""
     measures = [i for i in (column_info(c) for c in columns) if i.is_measure]
-    labels = _family_labels(measures)
-    return {i.column: _long_column(i, labels) for i in measures}
+    labels = _family_labels(measures, lettered)
+    return {i.column: _long_column(i, labels, lettered) for i in measures}
 
 
-def melt_frame(frame: pd.DataFrame, id_column: Hashable | None, fill: Any = math.nan) -> pd.DataFrame:
+def melt_frame(frame: pd.DataFrame, id_column: Hashable | None, fill: Any = math.nan,
+               lettered: bool = False) -> pd.DataFrame:
     """The long layout of ``frame`` (any cell type, so that pre-formatted tables can be melted too).
 
-    One row per system × base measure × α; see :func:`tidy_results`.
+    One row per system × base measure × α; see :func:`tidy_results` (``lettered``: see
+    :func:`_family_labels`).
     """
     systems = frame[id_column] if id_column is not None else pd.Series(frame.index, index=frame.index)
     id_name = id_column if id_column is not None else (frame.index.name or "name")
     infos = [column_info(c) for c in frame.columns if c != id_column]
     measures = [i for i in infos if i.is_measure]
     others = [i.column for i in infos if not i.is_measure]
-    labels = _family_labels(measures)
+    labels = _family_labels(measures, lettered)
     bases = list(dict.fromkeys(i.base for i in measures))
     alphas = {b: sorted({i.alpha for i in measures if i.base == b and i.family is not None}) or [math.nan]
               for b in bases}
-    columns = list(dict.fromkeys(_long_column(i, labels) for i in measures))
+    columns = list(dict.fromkeys(_long_column(i, labels, lettered) for i in measures))
     rows = []
     for pos in range(len(frame)):
         record = frame.iloc[pos]
@@ -141,7 +188,7 @@ def melt_frame(frame: pd.DataFrame, id_column: Hashable | None, fill: Any = math
             row.update(dict.fromkeys(columns, fill))
             for info in measures:
                 if info.base == base and (info.family is None or info.alpha == alpha):
-                    row[_long_column(info, labels)] = record[info.column]
+                    row[_long_column(info, labels, lettered)] = record[info.column]
             row.update({o: record[o] for o in others})
             rows.append(row)
     return pd.DataFrame(rows, columns=[id_name, "measure", "alpha", *columns, *others])
@@ -192,7 +239,8 @@ def short_labels(
     ``T2`` are URisk and TRisk of one setting (a letter ``a``, ``b``, ... tells apart measures that differ
     only in another parameter, such as the baseline). An ordinary measure whose ``repr`` is longer than
     ``max_len`` becomes ``M1``, ``M2``, ... Derived columns keep the measure's label with a short suffix
-    (``p``, ``p-adj``, ``rej``, ``+``, ``-``). Other columns are not renamed.
+    (``p``, ``p-adj``, ``rej``, ``+``, ``-``), and so do the derived columns of a short ordinary
+    measure (``nDCG@20 p-value corrected`` -> ``nDCG@20 p-adj``). Other columns are not renamed.
 
     Returns:
         ``(rename, legend)``: the new name of each renamed column and the ``(label, measure repr)``
@@ -224,8 +272,10 @@ def short_labels(
     taken = {str(c) for c in columns}
     rename = {}
     for info in infos:
-        if info.stem in stems:
-            new = stems[info.stem] + _SHORT_SUFFIX[info.suffix]
+        if info.stem in stems or (info.is_measure and info.suffix):  # "nDCG@20 p-value corrected" too
+            new = stems.get(info.stem, info.stem) + _SHORT_SUFFIX[info.suffix]
+            if new == info.column:
+                continue
             while new in taken and new != info.column:
                 new += "'"
             rename[info.column] = new

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from ._layout import column_info, long_names, melt_frame, short_labels, system_column
+from ._layout import column_info, long_constants, long_names, melt_frame, short_labels, system_column
 from ._tables import (
     _latex_float,
     _latex_tabular,
@@ -268,7 +268,7 @@ def _notes(style: TableStyle, p_columns: dict, directions: dict, latex: bool,
     if directions:
         scope = {"wide": "column", "transposed": "row", "long": "measure, α and column"}[style.layout]
         text = f"Best value per {scope} in bold"
-        names = long_names(list(directions)) if style.layout == "long" else rename
+        names = long_names(list(directions), style.short_labels) if style.layout == "long" else rename
         lower = list(dict.fromkeys(str(names.get(c, c)) for c, low in directions.items() if low))
         if lower:
             text += "; lower is better for " + ", ".join(lower)
@@ -278,8 +278,8 @@ def _notes(style: TableStyle, p_columns: dict, directions: dict, latex: bool,
     return notes
 
 
-def _arrange(frame: pd.DataFrame, cells: pd.DataFrame, layout: str, latex: bool, rename: dict[Hashable, str]
-             ) -> tuple[list[str], list[list[str]], list[bool]]:
+def _arrange(frame: pd.DataFrame, cells: pd.DataFrame, layout: str, latex: bool, rename: dict[Hashable, str],
+             lettered: bool = False) -> tuple[list[str], list[list[str]], list[bool]]:
     """Header (raw text), body (escaped) and right-alignment flags in ``layout``."""
     escape = latex_escape if latex else _markdown_escape
     if layout == "wide":
@@ -296,8 +296,8 @@ def _arrange(frame: pd.DataFrame, cells: pd.DataFrame, layout: str, latex: bool,
         header = ["measure", *(str(s) for s in frame[key])]
         body = [[escape(str(rename.get(c, c))), *cells[c]] for c in columns]
         return header, body, [False] + [True] * len(frame)
-    raw = melt_frame(frame, key)
-    long = melt_frame(cells, key, fill="")
+    raw = melt_frame(frame, key, lettered=lettered)
+    long = melt_frame(cells, key, fill="", lettered=lettered)
     long["measure"] = [escape(str(m)) for m in long["measure"]]
     long["alpha"] = ["" if math.isnan(a) else f"{a:g}" for a in raw["alpha"]]
     numeric = [c == "alpha" or pd.api.types.is_numeric_dtype(raw[c]) for c in raw.columns]
@@ -316,8 +316,11 @@ def render_styled(frame: pd.DataFrame, format: str, floatfmt: str, caption: str 
     cells = _cells(frame, latex, formats, best, _mark_mask(frame, marked, style.level, formats), style.marker)
     short = style.short_labels and style.layout != "long"
     rename, legend = short_labels(list(frame.columns)) if short else ({}, [])
-    header, body, numeric = _arrange(frame, cells, style.layout, latex, rename)
+    header, body, numeric = _arrange(frame, cells, style.layout, latex, rename, style.short_labels)
     notes = _notes(style, marked, directions, latex, rename, excluded)
+    if style.layout == "long":  # the parameters the long labels leave out (one baseline, say)
+        constants = long_constants(list(frame.columns), style.short_labels)
+        notes += [(latex_escape(c) if latex else c) + "." for c in constants]
     if latex:
         title = " ".join(([latex_escape(caption)] if caption else []) + notes) or None
         keys = "; ".join(f"{latex_escape(k)}: \\texttt{{{latex_escape(v)}}}" for k, v in legend) or None
