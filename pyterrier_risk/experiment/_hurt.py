@@ -177,7 +177,7 @@ def hurt_topics(
     for label, matrix in _matrices(systems, qrels, _as_measure_list(measures)).items():
         names = [str(n) for n in matrix.index]
         if len(names) < 2:
-            raise ValueError(f"hurt_topics needs at least two systems (one is the baseline), got {names}")
+            raise ValueError(f"hurt_topics: at least two systems are needed (one is the baseline), got {names}")
         row = resolve_system_index(baseline, names, "baseline")
         for i, name in enumerate(names):
             if i == row:
