@@ -15,7 +15,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from ._args import EvalOptions, _Options, check_alphas, check_decimals, expand_runs
+from ._args import EvalOptions, _Options, check_alphas, check_decimals, expand_runs, integer, number
 from ._common import PROG, CLIError, note
 
 __all__ = ["add_baselines_arguments", "run_baselines", "TABLES"]
@@ -36,20 +36,20 @@ def add_baselines_arguments(parser: argparse.ArgumentParser) -> EvalOptions:
             help="qrels (every qrels topic, a missing result scores 0; the default) or intersection")
     opt.add("--drop-extra-topics", action="store_true",
             help="ignore results for topics absent from the qrels (default: an error)")
-    opt.add("--measure", metavar="MEASURE", default="nDCG@20",
-            help="the base measure, an ir_measures or trec_eval name (default nDCG@20)")
-    opt.add("--alpha", type=float, default=0.0, metavar="A", help="risk sensitivity α >= 0 (default 0)")
+    opt.add("--measure", nargs="+", action="extend", metavar="MEASURE",
+            help="the base measure, an ir_measures or trec_eval name (default nDCG@20); one per command")
+    opt.add("--alpha", type=number, default=0.0, metavar="A", help="risk sensitivity α >= 0 (default 0)")
     opt.add("--table", choices=TABLES, default="urisk",
             help="the table to print: urisk (default), trisk, ranks (1 = best), tau (Kendall's τ between "
                  "baselines' rankings), correlation (per-topic Pearson r with each baseline), bias "
                  "(Spearman ρ of that correlation with the promotion in the ranking), pca")
-    opt.add("--permutations", type=int, default=1999, metavar="N",
+    opt.add("--permutations", type=integer, default=1999, metavar="N",
             help="permutations of the correlation-vs-promotion test (default 1999; 0 skips it)")
-    opt.add("--seed", type=int, default=0, help="seed of the permutations (default 0)")
+    opt.add("--seed", type=integer, default=0, help="seed of the permutations (default 0)")
     opt.add("--format", choices=["markdown", "csv", "latex"], default=None,
             help="table format (default: from the --output suffix .md/.csv/.tex, else markdown)")
     opt.add("--output", "-o", type=Path, help="write the table to this file instead of stdout")
-    opt.add("--round", type=int, default=4, help="decimals in markdown/latex output (default 4)")
+    opt.add("--round", type=integer, default=4, help="decimals in markdown/latex output, 0 to 20 (default 4)")
     opt.add("--caption", help="table caption (default: the Friedman test, τ range and bias test)")
     opt.add("--label", help="LaTeX \\label of the table")
     opt.add("--plots", type=Path, metavar="DIR",
@@ -93,9 +93,12 @@ def run_baselines(args: Any) -> int:
         _check_writable(args.output.parent if str(args.output.parent) else Path("."), f"output {args.output}")
     if args.plots is not None:
         _check_writable(args.plots, "--plots folder")
-    bases, given_risk = _parse_measures([args.measure])
-    if given_risk or len(bases) != 1:
-        raise CLIError(f"--measure takes a base measure (nDCG@20, AP, ...), not {args.measure!r}")
+    if args.measure is not None and len(args.measure) > 1:
+        raise CLIError(f"baselines ranks the runs on one base measure, got {len(args.measure)} "
+                       f"({', '.join(args.measure)}): run it once per measure")
+    bases, given_risk = _parse_measures(args.measure)
+    if given_risk:
+        raise CLIError(f"--measure takes a base measure (nDCG@20, AP, ...), not {args.measure[0]!r}")
     paths = expand_runs(args.runs, args.runs_from)
     if len(paths) < 3:
         raise CLIError(f"baselines needs at least 3 runs, got {len(paths)}")

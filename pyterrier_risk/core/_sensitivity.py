@@ -153,7 +153,8 @@ class BaselineSensitivity:
         ranks: each baseline's ranking of the systems by URisk (1 = best, ties at their mean rank);
             a run baseline leaves itself out (NaN).
         tau: Kendall's τ-b between the rankings of every pair of baselines, over the systems both rank
-            (neither of the two runs); ``tau_p`` its two-sided p-values (scipy's ``kendalltau``).
+            (neither of the two runs); ``tau_p`` its two-sided p-values (scipy's ``kendalltau``). NaN
+            when fewer than two systems are left or one baseline ties them all.
         friedman: Friedman's test of the rankings' differences, the blocks being the run baselines
             (each one's own 0 included); None with fewer than two run baselines.
         correlation: Pearson's correlation over topics of each system with each baseline.
@@ -186,7 +187,8 @@ class BaselineSensitivity:
         names = [b for b in self.tau.columns if not runs_only or b not in VIRTUAL_BASELINES]
         t = self.tau.loc[names, names].to_numpy()
         off = t[~np.eye(len(names), dtype=bool)]
-        return (float(np.nanmin(off)), float(np.nanmax(off))) if off.size else (np.nan, np.nan)
+        off = off[~np.isnan(off)]
+        return (float(off.min()), float(off.max())) if off.size else (np.nan, np.nan)
 
     def summary(self, digits: int = 4) -> str:
         """A markdown report: the Friedman test, τ range, the bias finding, then the tables as text blocks.
@@ -343,7 +345,11 @@ def _tau_tables(urisk_t: pd.DataFrame, runs: list[str]) -> tuple[pd.DataFrame, p
     for i, a in enumerate(cols):
         for b in cols[i + 1 :]:
             keep = [s for s in urisk_t.index if s not in (a, b) or s not in runs]
-            res = stats.kendalltau(urisk_t.loc[keep, a], urisk_t.loc[keep, b])
+            x, y = urisk_t.loc[keep, a].to_numpy(), urisk_t.loc[keep, b].to_numpy()
+            if len(keep) < 2 or np.ptp(x) == 0 or np.ptp(y) == 0:  # no order to compare: NaN, no warning
+                tau.loc[a, b] = tau.loc[b, a] = p.loc[a, b] = p.loc[b, a] = np.nan
+                continue
+            res = stats.kendalltau(x, y)
             tau.loc[a, b] = tau.loc[b, a] = res.statistic
             p.loc[a, b] = p.loc[b, a] = res.pvalue
     return tau, p
