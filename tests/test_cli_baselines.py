@@ -127,3 +127,22 @@ def test_errors_are_one_line(capsys, runs):
     _fails(capsys, _argv(runs, "--table", "nope"), "invalid choice: 'nope'")
     (runs / "mean.run").write_text((runs / "A.run").read_text())
     _fails(capsys, ["baselines", *two, str(runs / "mean.run"), "--qrels", qrels], "mean")
+
+
+def test_evaluation_files_give_the_table_of_the_runs(capsys, runs):
+    lines = ["".join(f"P_1\t{t}\t{v:.4f}\n" for t, v in enumerate(hits, 1)) + f"runid\tall\t{name}\n"
+             f"P_1\tall\t{np.mean(hits):.4f}\n" for name, hits in PATTERN.items()]  # trec_eval -q output
+    (runs / "p1.txt").write_text("".join(lines))
+    assert main(_argv(runs, "--format", "csv")) == 0
+    from_runs = capsys.readouterr().out
+    qrels = str(runs / "qrels.txt")
+    argv = ["baselines", "--measure", "P@1", "--permutations", "0", "--format", "csv", "--qrels", qrels,
+            "--evalfile", str(runs / "p1.txt")]
+    assert main(argv) == 0
+    assert capsys.readouterr().out == from_runs
+    _fails(capsys, [*argv, str(runs / "A.run")], "expected 3 fields")  # --evalfile takes every word, as eval
+    _fails(capsys, ["baselines", str(runs / "A.run"), "--qrels", qrels, "--evalfile", str(runs / "p1.txt")],
+           "not both")
+    (runs / "two.txt").write_text("".join(lines[:2]))
+    _fails(capsys, ["baselines", "--measure", "P@1", "--evalfile", str(runs / "two.txt")],
+           "at least 3 runs, got 2")
