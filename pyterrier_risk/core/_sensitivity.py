@@ -30,6 +30,7 @@ runs (:func:`baseline_scores`). The questions the paper asks of these tables:
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -153,8 +154,7 @@ class BaselineSensitivity:
         ranks: each baseline's ranking of the systems by URisk (1 = best, ties at their mean rank);
             a run baseline leaves itself out (NaN).
         tau: Kendall's τ-b between the rankings of every pair of baselines, over the systems both rank
-            (neither of the two runs); ``tau_p`` its two-sided p-values (scipy's ``kendalltau``). NaN
-            when fewer than two systems are left or one baseline ties them all.
+            (neither of the two runs); ``tau_p`` its two-sided p-values (scipy's ``kendalltau``).
         friedman: Friedman's test of the rankings' differences, the blocks being the run baselines
             (each one's own 0 included); None with fewer than two run baselines.
         correlation: Pearson's correlation over topics of each system with each baseline.
@@ -287,7 +287,9 @@ def baseline_sensitivity(
     if virtual:
         base.update({k.upper(): baseline_scores(values, k) for k in BASELINE_KINDS})
     mean = pd.Series(values.mean(axis=1), index=names, name="mean")
-    urisk_t, trisk_t = _risk_tables(values, names, base, alpha)
+    with np.errstate(over="ignore", invalid="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # an α near 1e308 overflows: refused just below
+        urisk_t, trisk_t = _risk_tables(values, names, base, alpha)
     if not np.isfinite(urisk_t.to_numpy()).all():
         raise ValueError(f"URisk overflows float64 at alpha = {alpha:g} (a magnitude beyond 1.8e308); "
                          "use a smaller alpha")
@@ -322,8 +324,7 @@ def _risk_tables(
     """URisk (vectorised over the systems) and TRisk (:func:`trisk` per pair) against every baseline."""
     urisk_cols, trisk_cols = {}, {}
     for b, vector in base.items():
-        with np.errstate(over="ignore"):  # an α near 1e308: refused by the caller, without a warning
-            urisk_cols[b] = risk_weighted_differences(values, vector[None, :], alpha).mean(axis=1)
+        urisk_cols[b] = risk_weighted_differences(values, vector[None, :], alpha).mean(axis=1)
         with np.errstate(divide="ignore", invalid="ignore"):
             trisk_cols[b] = [trisk(row, vector, alpha).trisk for row in values]
     return pd.DataFrame(urisk_cols, index=names), pd.DataFrame(trisk_cols, index=names)
@@ -345,11 +346,7 @@ def _tau_tables(urisk_t: pd.DataFrame, runs: list[str]) -> tuple[pd.DataFrame, p
     for i, a in enumerate(cols):
         for b in cols[i + 1 :]:
             keep = [s for s in urisk_t.index if s not in (a, b) or s not in runs]
-            x, y = urisk_t.loc[keep, a].to_numpy(), urisk_t.loc[keep, b].to_numpy()
-            if len(keep) < 2 or np.ptp(x) == 0 or np.ptp(y) == 0:  # no order to compare: NaN, no warning
-                tau.loc[a, b] = tau.loc[b, a] = p.loc[a, b] = p.loc[b, a] = np.nan
-                continue
-            res = stats.kendalltau(x, y)
+            res = stats.kendalltau(urisk_t.loc[keep, a], urisk_t.loc[keep, b])
             tau.loc[a, b] = tau.loc[b, a] = res.statistic
             p.loc[a, b] = p.loc[b, a] = res.pvalue
     return tau, p
