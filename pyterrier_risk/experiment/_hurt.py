@@ -189,11 +189,11 @@ def hurt_topics(
     blocks = []
     for label, matrix in _matrices(systems, qrels, _as_measure_list(measures)).items():
         names = [str(n) for n in matrix.index]
-        if len(names) < 2:
-            raise ValueError(f"hurt_topics: at least two systems are needed (one is the baseline), got {names}")
         twice = sorted({n for n in names if names.count(n) > 1})
         if twice:
             raise ValueError(f"hurt_topics: system name(s) {twice} listed twice ({label}); name each once")
+        if len(names) < 2:
+            raise ValueError(f"hurt_topics: at least two systems are needed (one is the baseline), got {names}")
         row = resolve_system_index(baseline, names, "baseline")
         for i, name in enumerate(names):
             if i == row:
