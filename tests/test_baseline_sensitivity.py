@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -173,12 +175,32 @@ def test_systems_pca_directly():
         (_matrix().rename(index={"s0": "s1"}), {}, "duplicate system"),
         (_matrix().replace(_matrix().iloc[0, 0], np.nan), {}, "NaN"),
         (_matrix(), {"alpha": -1.0}, "alpha"),
+        (_matrix(), {"baselines": ["s1", "s2", "s1"]}, r"lists a system twice: \['s1'\]"),
+        (_matrix(), {"baselines": [], "virtual": False}, "no baseline"),
+        (_matrix(), {"alpha": 1e308}, "URisk overflows float64 at alpha = 1e"),
     ],
 )
 def test_bad_input_is_a_one_line_error(matrix, kwargs, match):
-    with pytest.raises(ValueError, match=match) as e:
-        ptr.baseline_sensitivity(matrix, **kwargs)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # an overflow is the error, not a RuntimeWarning first
+        with pytest.raises(ValueError, match=match) as e:
+            ptr.baseline_sensitivity(matrix, **kwargs)
     assert "\n" not in str(e.value)
+
+
+def test_a_system_constant_over_the_topics_leaves_the_bias_of_the_others():
+    m = _matrix(2, systems=8)
+    flat = pd.concat([m, pd.DataFrame([[0.3] * m.shape[1]], index=["flat"], columns=m.columns)])
+    res = ptr.baseline_sensitivity(flat, alpha=5.0, permutations=0)
+    assert np.isnan(res.correlation.loc["flat", "s1"])
+    others = [s for s in flat.index if s not in ("s1", "flat")]
+    promotion = (flat.mean(axis=1).drop("s1").rank(ascending=False)
+                 - res.urisk["s1"].drop("s1").rank(ascending=False))[others]
+    ref = stats.spearmanr(res.correlation.loc[others, "s1"], promotion)
+    assert res.bias.loc["s1", "rho_promotion"] == pytest.approx(ref.statistic)
+    ref = stats.spearmanr(res.correlation.loc[others, "s1"], res.urisk.loc[others, "s1"])
+    assert res.bias.loc["s1", "rho_urisk"] == pytest.approx(ref.statistic)
+    assert res.bias.drop("flat")["rho_urisk"].notna().all()  # one flat run does not blank the analysis
 
 
 def test_summary_and_options():

@@ -89,7 +89,7 @@ def test_topics_errors_are_one_line(capsys, small):
     _fails(capsys, ["topics", "--qrels", q, "--baseline", base], "required: RUN")
     _fails(capsys, ["topics", new, "--baseline", base], "required: --qrels")
     _fails(capsys, ["topics", new, "--qrels", q, "--baseline", "nope"], "baseline run not found: nope")
-    _fails(capsys, ["topics", base, "--qrels", q, "--baseline", base], "at least two systems")
+    _fails(capsys, ["topics", base, "--qrels", q, "--baseline", base], "error: at least two systems are")
     _fails(capsys, ["topics", new, base, "--qrels", q, "--baseline", "base", "--top", "0"],
            "--top must be an integer >= 1")
     _fails(capsys, ["topics", new, base, "--qrels", q, "--baseline", "base", "--alpha", "-1"],

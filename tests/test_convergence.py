@@ -7,6 +7,7 @@ each round; ``rounds_to_reach`` against a plain loop over the curve.
 from __future__ import annotations
 
 import math
+import warnings
 
 import numpy as np
 import pandas as pd
@@ -116,8 +117,18 @@ def test_rounds_to_reach_of_labelled_curves_and_records():
         (lambda: ptr.rounds_to_reach({}), ValueError, "empty"),
         (lambda: ptr.rounds_to_reach("abc"), TypeError, "expected a fitted"),
         (lambda: ptr.rounds_to_reach(["a", "b"]), TypeError, "numbers"),
+        (lambda: ptr.rounds_to_reach([0.1, float("inf")]), ValueError, "infinite"),
+        (lambda: ptr.rounds_to_reach([-0.5, -0.3]), ValueError, "negative final value"),
     ],
 )
 def test_rounds_to_reach_errors(call, error, message):
     with pytest.raises(error, match=message):
         call()
+
+
+def test_rounds_to_reach_takes_numpy_numbers_and_warns_nothing():
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert ptr.rounds_to_reach([0.1, 0.2, 0.4], fraction=np.float32(0.5)) == 2.0  # 0.5 * 0.4 = 0.2
+        assert ptr.rounds_to_reach([0.1, 0.2, 0.4], value=np.float64(0.3)) == 3.0
+        assert ptr.rounds_to_reach([-0.5, -0.3], value=-0.4) == 2.0  # a value works for any curve

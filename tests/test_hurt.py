@@ -208,6 +208,21 @@ def test_hurt_topics_bad_input(matrix):
         ptr.hurt_topics(matrix, "base", measures=["AP", "P@5"])
 
 
+def test_hurt_topics_refuses_a_name_twice_a_hole_a_risk_row_and_a_bad_alpha_first(matrix):
+    twice = pd.concat([matrix, matrix.loc[["new"]]])
+    with pytest.raises(ValueError, match=r"system name\(s\) \['new'\] listed twice"):
+        ptr.hurt_topics(twice, "base")  # not two blocks named 'new' that cannot be told apart
+    long = matrix.rename_axis("name").reset_index().melt(id_vars="name", var_name="qid", value_name="value")
+    holey = long.assign(measure="AP").drop(index=long.index[(long["name"] == "new") & (long["qid"] == "t3")])
+    with pytest.raises(ValueError, match="no AP value of system 'new' for topic 't3'"):
+        ptr.hurt_topics(holey, "base")  # a missing row is not a NaN score
+    risk = pd.concat([long.assign(measure="AP"), long.assign(measure="URisk(AP,baseline='base')")])
+    with pytest.raises(ValueError, match="risk measure's per-topic term"):
+        ptr.hurt_topics(risk, "base", measures=["URisk(AP,baseline='base')"])
+    with pytest.raises(ValueError, match="alpha must be a finite number"):
+        ptr.hurt_topics({"a": "never/read.run"}, "a", qrels="never/read.qrels", measures="AP", alpha=-1)
+
+
 def test_hurt_topics_of_experiment_perquery():
     pytest.importorskip("pyterrier")
     runs, qrels = _runs_and_qrels()

@@ -1,8 +1,8 @@
 """``pyterrier-risk baselines``: how much risk evaluation depends on its baseline (Dinçer et al., ECIR 2014).
 
-The runs are read and evaluated as ``eval`` does (:func:`~._inputs.from_runs`: the same topic policy,
-notes and errors); the numbers come from :func:`pyterrier_risk.baseline_sensitivity`. One table is
-printed (``--table``, default URisk of every run against every baseline), with a caption derived
+The runs (or ``--evalfile`` files) are read and evaluated as ``eval`` does (:mod:`._inputs`: the
+same topic policy, notes and errors); the numbers come from :func:`pyterrier_risk.baseline_sensitivity`.
+One table is printed (``--table``, default URisk of every run against every baseline), with a caption derived
 from the numbers: the Friedman test, the range of Kendall's τ, the correlation-vs-promotion test
 (also printed as a note on stderr, whatever the format).
 ``--plots DIR`` writes the PCA (Figs. 1–2 of the paper) and the rankings plot.
@@ -15,46 +15,58 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from ._args import EvalOptions, _Options, check_alphas, check_decimals, expand_runs
+from ._args import (
+    EvalOptions,
+    _io_arguments,
+    _Options,
+    check_alphas,
+    check_decimals,
+    expand_runs,
+    integer,
+    number,
+)
 from ._common import PROG, CLIError, note
 
-__all__ = ["add_baselines_arguments", "run_baselines", "TABLES"]
+__all__ = ["add_baselines_arguments", "check_baselines_args", "run_baselines", "TABLES"]
 
 #: the tables ``--table`` can print: the result's attribute for each
 TABLES = ("urisk", "trisk", "ranks", "tau", "correlation", "bias", "pca")
+_VIRTUAL = ("mean", "median", "max")  # run names that would be taken for the virtual baselines
 
 
 def add_baselines_arguments(parser: argparse.ArgumentParser) -> EvalOptions:
     """Add the ``baselines`` options to ``parser``; returns what ``arrange_eval_argv`` needs."""
     opt = _Options(parser)
-    opt.add("runs", nargs="*", metavar="RUN",
-            help="TREC run files or folders (at least 3 runs); they may come anywhere on the line")
-    opt.add("--runs-from", metavar="FILE", action="append", default=[],
-            help="a file listing run files, one path per line")
-    opt.add("--qrels", help="qrels file or ir_datasets id (irds:...)")
-    opt.add("--topics", choices=["qrels", "intersection"], default="qrels",
-            help="qrels (every qrels topic, a missing result scores 0; the default) or intersection")
-    opt.add("--drop-extra-topics", action="store_true",
-            help="ignore results for topics absent from the qrels (default: an error)")
-    opt.add("--measure", metavar="MEASURE", default="nDCG@20",
-            help="the base measure, an ir_measures or trec_eval name (default nDCG@20)")
-    opt.add("--alpha", type=float, default=0.0, metavar="A", help="risk sensitivity α >= 0 (default 0)")
+    _io_arguments(opt)  # eval's inputs: runs (or --evalfile files), --qrels and the topic policy
+    opt.add("--measure", nargs="+", action="extend", metavar="MEASURE",
+            help="the base measure, an ir_measures or trec_eval name (default nDCG@20); one per command")
+    opt.add("--alpha", type=number, default=0.0, metavar="A", help="risk sensitivity α >= 0 (default 0)")
     opt.add("--table", choices=TABLES, default="urisk",
             help="the table to print: urisk (default), trisk, ranks (1 = best), tau (Kendall's τ between "
                  "baselines' rankings), correlation (per-topic Pearson r with each baseline), bias "
                  "(Spearman ρ of that correlation with the promotion in the ranking), pca")
-    opt.add("--permutations", type=int, default=1999, metavar="N",
+    opt.add("--permutations", type=integer, default=1999, metavar="N",
             help="permutations of the correlation-vs-promotion test (default 1999; 0 skips it)")
-    opt.add("--seed", type=int, default=0, help="seed of the permutations (default 0)")
+    opt.add("--seed", type=integer, default=0, help="seed of the permutations (default 0)")
     opt.add("--format", choices=["markdown", "csv", "latex"], default=None,
             help="table format (default: from the --output suffix .md/.csv/.tex, else markdown)")
     opt.add("--output", "-o", type=Path, help="write the table to this file instead of stdout")
-    opt.add("--round", type=int, default=4, help="decimals in markdown/latex output (default 4)")
+    opt.add("--round", type=integer, default=4, help="decimals in markdown/latex output, 0 to 20 (default 4)")
     opt.add("--caption", help="table caption (default: the Friedman test, τ range and bias test)")
     opt.add("--label", help="LaTeX \\label of the table")
     opt.add("--plots", type=Path, metavar="DIR",
             help="write baselines_pca.png and baseline_ranks.png to DIR")
     return EvalOptions(opt.arity, opt.long)
+
+
+def check_baselines_args(args: argparse.Namespace, parser: argparse.ArgumentParser) -> None:
+    """The usage errors argparse cannot see (exit 2 through ``parser.error``), as ``eval``'s."""
+    if not (args.runs or args.runs_from or args.evalfile):
+        parser.error("the following arguments are required: RUN (or --runs-from FILE, or --evalfile FILE)")
+    if args.evalfile and (args.runs or args.runs_from):
+        parser.error("give run files or --evalfile files, not both")
+    if not args.evalfile and args.qrels is None:
+        parser.error("the following arguments are required: --qrels")
 
 
 def _caption(result: Any) -> str:
@@ -86,22 +98,30 @@ def run_baselines(args: Any) -> int:
     from ..core._sensitivity import baseline_sensitivity
     from ..reporting._tables import write_table
     from ._eval import _check_writable, _parse_measures
-    from ._inputs import from_runs
+    from ._inputs import from_evalfiles, from_runs
 
     _check(args)
     if args.output is not None:
         _check_writable(args.output.parent if str(args.output.parent) else Path("."), f"output {args.output}")
     if args.plots is not None:
         _check_writable(args.plots, "--plots folder")
-    bases, given_risk = _parse_measures([args.measure])
-    if given_risk or len(bases) != 1:
-        raise CLIError(f"--measure takes a base measure (nDCG@20, AP, ...), not {args.measure!r}")
-    paths = expand_runs(args.runs, args.runs_from)
-    if len(paths) < 3:
-        raise CLIError(f"baselines needs at least 3 runs, got {len(paths)}")
+    if args.measure is not None and len(args.measure) > 1:
+        raise CLIError(f"baselines ranks the runs on one base measure, got {len(args.measure)} "
+                       f"({', '.join(args.measure)}): run it once per measure")
+    bases, given_risk = _parse_measures(args.measure)
+    if given_risk:
+        raise CLIError(f"--measure takes a base measure (nDCG@20, AP, ...), not {args.measure[0]!r}")
     args.baseline = None
-    inputs = from_runs(args, bases, bases, {"mean", "median", "max"}, paths)
+    if args.evalfile:
+        inputs = from_evalfiles(args, bases, set(_VIRTUAL))
+    else:
+        paths = expand_runs(args.runs, args.runs_from)
+        if len(paths) < 3:  # before any run is read
+            raise CLIError(f"baselines needs at least 3 runs, got {len(paths)}")
+        inputs = from_runs(args, bases, bases, set(_VIRTUAL), paths)
     matrix = inputs.matrices[repr(bases[0])]
+    if len(matrix) < 3:
+        raise CLIError(f"baselines needs at least 3 runs, got {len(matrix)}")
     try:
         result = baseline_sensitivity(matrix, args.alpha, permutations=args.permutations, seed=args.seed)
     except ValueError as e:

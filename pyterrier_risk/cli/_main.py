@@ -105,8 +105,9 @@ def _check_usage(args: argparse.Namespace, sub: argparse.ArgumentParser) -> None
 
         check_topics_args(args, sub)
     elif args.command == "baselines":
-        if args.qrels is None:
-            sub.error("the following arguments are required: --qrels")
+        from ._baselines import check_baselines_args
+
+        check_baselines_args(args, sub)
     elif args.command == "eval":
         if not (args.runs or args.runs_from or args.evalfile):
             sub.error("the following arguments are required: RUN (or --runs-from FILE, or --evalfile FILE)")

@@ -15,7 +15,16 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from ._args import EvalOptions, _io_arguments, _Options, check_alphas, check_decimals, expand_runs
+from ._args import (
+    EvalOptions,
+    _io_arguments,
+    _Options,
+    check_alphas,
+    check_decimals,
+    expand_runs,
+    integer,
+    number,
+)
 from ._common import CLIError, notes_from_warnings
 
 __all__ = ["add_topics_arguments", "check_topics_args", "run_topics"]
@@ -29,11 +38,11 @@ def add_topics_arguments(parser: argparse.ArgumentParser) -> EvalOptions:
                                               "(required)")
     opt.add("--measure", nargs="+", action="extend", metavar="MEASURE",
             help="base measures, ir_measures or trec_eval names (default nDCG@20)")
-    opt.add("--alpha", type=float, default=0.0, metavar="A",
+    opt.add("--alpha", type=number, default=0.0, metavar="A",
             help="risk-sensitivity α of T_R and T_J: a loss weighs 1 + α (default 0)")
     opt.add("--se", choices=["parametric", "jackknife"], default="parametric",
             help="TRisk's standard error behind T_R and T_J (default parametric)")
-    opt.add("--top", type=int, default=None, metavar="N",
+    opt.add("--top", type=integer, default=None, metavar="N",
             help="the N most-hurt topics of each run and measure (default: every topic)")
     opt.add("--queries", type=Path, metavar="FILE",
             help="topics file for the query texts (TREC SGML, TREC Web track XML or qid<TAB>query; "
@@ -41,7 +50,7 @@ def add_topics_arguments(parser: argparse.ArgumentParser) -> EvalOptions:
     opt.add("--format", choices=["markdown", "csv", "latex"], default=None,
             help="table format (default: from the --output suffix .md/.csv/.tex, else markdown)")
     opt.add("--output", "-o", type=Path, help="write the table to this file instead of stdout")
-    opt.add("--round", type=int, default=4, help="decimals in markdown/latex output (default 4)")
+    opt.add("--round", type=integer, default=4, help="decimals in markdown/latex output, 0 to 20 (default 4)")
     opt.add("--caption", help="table caption (LaTeX: a table float; markdown: a 'Table:' line)")
     return EvalOptions(opt.arity, opt.long)
 

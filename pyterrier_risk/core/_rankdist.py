@@ -294,7 +294,7 @@ def rank_distance_bins(
         except ValueError as e:
             raise ValueError(f"run {label!r}: {e}") from None
         ok = d[~np.isnan(d)]
-        counts = np.bincount(np.minimum((ok * bins).astype(np.int64), bins - 1), minlength=bins).astype(float)
+        counts = np.bincount(_bin_of(ok, bins), minlength=bins).astype(float)
         if normalize:
             counts /= counts.sum()
         rows[label] = [*counts, float(len(d) - len(ok)), float(ok.mean())]
@@ -303,6 +303,23 @@ def rank_distance_bins(
     return frame.astype({"undefined": int})
 
 
+def _bin_of(distances: np.ndarray, bins: int) -> np.ndarray:
+    """The bin ``floor(d * bins)`` of each distance (1.0 in the last bin), edges exact.
+
+    A distance equal to an edge ``k/bins`` is stored as the float nearest to it, which times ``bins``
+    can fall just below ``k`` (15/22 · 22 = 14.999...); the product is nudged up by a few units in the
+    last place (a distance ``D/P`` below an edge lies at least ``1/(P·bins)`` below it, far more).
+    """
+    nudged = distances * bins * (1.0 + 8 * np.finfo(np.float64).eps)
+    return np.minimum(np.floor(nudged).astype(np.int64), bins - 1)
+
+
 def _digits(bins: int) -> int:
-    """Decimals that print the bin edges ``k/bins`` exactly enough to tell them apart."""
-    return 1 if 10 % bins == 0 else 2
+    """Decimals that print the bin edges ``k/bins`` apart: exactly when few suffice (0.25, 0.125).
+
+    Otherwise one more than the edges' spacing needs (0.33, 0.033).
+    """
+    for d in range(1, 5):
+        if 10**d % bins == 0:
+            return d
+    return int(np.ceil(np.log10(bins))) + 1

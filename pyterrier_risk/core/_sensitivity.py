@@ -30,6 +30,7 @@ runs (:func:`baseline_scores`). The questions the paper asks of these tables:
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -167,7 +168,8 @@ class BaselineSensitivity:
         correlation: Pearson's correlation over topics of each system with each baseline.
         bias: per run baseline, over the other systems, Spearman's ρ (and p) between the correlation
             with it and the promotion (rank by mean score − rank by URisk; positive = moved up),
-            and between the correlation and URisk itself.
+            and between the correlation and URisk itself. A system constant over the topics (no
+            correlation) is left out; NaN when fewer than three systems remain.
         bias_test: the mean of ``bias``'s promotion ρ over the run baselines, and a permutation
             p-value (two-sided; the correlations permuted among the systems within each baseline).
         pca: the systems' coordinates on the principal axes, then the virtual baselines projected.
@@ -192,7 +194,8 @@ class BaselineSensitivity:
         names = [b for b in self.tau.columns if not runs_only or b not in VIRTUAL_BASELINES]
         t = self.tau.loc[names, names].to_numpy()
         off = t[~np.eye(len(names), dtype=bool)]
-        return (float(np.nanmin(off)), float(np.nanmax(off))) if off.size else (np.nan, np.nan)
+        off = off[~np.isnan(off)]
+        return (float(off.min()), float(off.max())) if off.size else (np.nan, np.nan)
 
     def summary(self, digits: int = 4) -> str:
         """A markdown report: the Friedman test, τ range, the bias finding, then the tables as text blocks.
@@ -277,7 +280,8 @@ def baseline_sensitivity(
 
     Raises:
         ValueError: fewer than 3 systems or 2 topics, NaN/negative scores, duplicate system names,
-            an unknown baseline, or a system name that clashes with MEAN/MEDIAN/MAX.
+            no baseline at all, an unknown baseline or one listed twice, a system name that clashes with
+            MEAN/MEDIAN/MAX, or a URisk beyond float64's range (an α near 1e308).
     """
     alpha = check_alpha(alpha)
     permutations = check_int(permutations, "permutations", minimum=0)
@@ -289,6 +293,10 @@ def baseline_sensitivity(
     unknown = [b for b in runs if b not in names]
     if unknown:
         raise ValueError(f"unknown baseline system(s): {', '.join(unknown)}")
+    if not runs and not virtual:
+        raise ValueError("no baseline: give baselines= or virtual=True (MEAN, MEDIAN and MAX)")
+    if len(set(runs)) != len(runs):
+        raise ValueError(f"baselines lists a system twice: {sorted({b for b in runs if runs.count(b) > 1})}")
     clash = [n for n in names if virtual and n.upper() in VIRTUAL_BASELINES]
     if clash:
         raise ValueError(
@@ -298,7 +306,12 @@ def baseline_sensitivity(
     if virtual:
         base.update({k.upper(): baseline_scores(values, k) for k in BASELINE_KINDS})
     mean = pd.Series(values.mean(axis=1), index=names, name="mean")
-    urisk_t, trisk_t = _risk_tables(values, names, base, alpha)
+    with np.errstate(over="ignore", invalid="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # an α near 1e308 overflows: refused just below
+        urisk_t, trisk_t = _risk_tables(values, names, base, alpha)
+    if not np.isfinite(urisk_t.to_numpy()).all():
+        raise ValueError(f"URisk overflows float64 at alpha = {alpha:g} (a magnitude beyond 1.8e308); "
+                         "use a smaller alpha")
     ranks = _rankings(urisk_t, runs)
     tau = _tau_table(urisk_t, runs)
     friedman = friedman_test(urisk_t[runs].to_numpy()) if len(runs) >= 2 else None
@@ -402,11 +415,12 @@ def _bias(
         corr = correlation.loc[others, b].to_numpy()
         by_mean = mean[others].rank(ascending=False, method="average").to_numpy()
         by_urisk = urisk_t.loc[others, b].rank(ascending=False, method="average").to_numpy()
-        promotion = by_mean - by_urisk
-        if len(others) < 3 or np.isnan(corr).any():
+        defined = ~np.isnan(corr)  # a system constant over the topics has no correlation: left out
+        promotion, corr = (by_mean - by_urisk)[defined], corr[defined]
+        if len(corr) < 3:
             rows[b] = [np.nan] * 4
             continue
-        risk = urisk_t.loc[others, b].to_numpy()
+        risk = urisk_t.loc[others, b].to_numpy()[defined]
         rows[b] = [*_spearman(corr, promotion), *_spearman(corr, risk)]
         if np.ptp(promotion) > 0 and np.ptp(corr) > 0:
             pairs.append((stats.rankdata(corr), stats.rankdata(promotion)))

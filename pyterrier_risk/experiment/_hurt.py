@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Literal
 
 from ..core._hurt import HURT_COLUMNS, topic_hurt
-from ..core._validate import check_int
+from ..core._validate import check_alpha, check_int
 from ._riskeval import resolve_system_index
 
 if TYPE_CHECKING:
@@ -78,12 +78,22 @@ def _from_perquery(frame: pd.DataFrame, measures: list[Any]) -> dict[str, pd.Dat
         raise ValueError(f"hurt_topics: measure(s) {unknown} not in the perquery table; it has {present}")
     if not wanted:
         raise ValueError("hurt_topics: the perquery table has no ordinary measure (only risk rows)")
+    risky = [m for m in wanted if _risk_label(m)]
+    if risky:
+        raise ValueError(f"hurt_topics: {risky[0]!r} is a risk measure's per-topic term, not an "
+                         "effectiveness score; name a base measure (T_R and T_J take alpha=)")
     names = list(dict.fromkeys(frame["name"].astype(str)))
     out = {}
     for m in wanted:
         rows = frame[frame["measure"].astype(str) == m]
         wide = rows.pivot_table(index="name", columns="qid", values="value", aggfunc="first", sort=False)
-        out[m] = wide.reindex(index=[n for n in names if n in wide.index])
+        wide = wide.reindex(index=[n for n in names if n in wide.index])
+        holes = wide.isna().to_numpy()
+        if holes.any():  # a system without a row for a topic the others have: not a score of 0
+            i, j = (int(k[0]) for k in holes.nonzero())
+            raise ValueError(f"hurt_topics: the perquery table has no {m} value of system {wide.index[i]!r} "
+                             f"for topic {str(wide.columns[j])!r} ({int(holes.sum())} missing in all)")
+        out[m] = wide
     return out
 
 
@@ -165,17 +175,23 @@ def hurt_topics(
         :data:`pyterrier_risk.core.HURT_COLUMNS`.
 
     Raises:
-        ValueError: fewer than two systems, an unknown baseline, fewer than two topics, a system that
-            ties the baseline on every topic, missing qrels/measures for runs, or bad scores.
+        ValueError: fewer than two systems, a system name listed twice, an unknown baseline, fewer
+            than two topics, a system that ties the baseline on every topic, missing qrels/measures for
+            runs, a ``perquery`` table without a system's value for a topic or asked for a risk
+            measure's rows, a bad ``alpha``, or bad scores.
         TypeError: an input of the wrong kind.
     """
     import pandas as pd
 
     top = check_int(top, "top", minimum=1, allow_none=True)
+    alpha = check_alpha(alpha)
     queries = query_texts(topics) if topics is not None else None
     blocks = []
     for label, matrix in _matrices(systems, qrels, _as_measure_list(measures)).items():
         names = [str(n) for n in matrix.index]
+        twice = sorted({n for n in names if names.count(n) > 1})
+        if twice:
+            raise ValueError(f"hurt_topics: system name(s) {twice} listed twice ({label}); name each once")
         if len(names) < 2:
             raise ValueError(f"hurt_topics: at least two systems are needed (one is the baseline), got {names}")
         row = resolve_system_index(baseline, names, "baseline")

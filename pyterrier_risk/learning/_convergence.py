@@ -10,6 +10,7 @@ validation curve a :class:`~pyterrier_risk.RiskLambdaMART` records when ``fit`` 
 from __future__ import annotations
 
 import math
+import numbers
 from collections.abc import Mapping
 from typing import Any
 
@@ -30,7 +31,8 @@ def validation_curve(model: Any) -> np.ndarray:
             a LightGBM ``record_evaluation`` dict (``{'valid': {'ndcg@10': [...]}}``), or the values.
 
     Raises:
-        ValueError: the model recorded no validation curve, or the curve is empty or has NaN values.
+        ValueError: the model recorded no validation curve, or the curve is empty or has NaN or
+            infinite values.
         TypeError: something else.
     """
     cut = None
@@ -57,8 +59,8 @@ def validation_curve(model: Any) -> np.ndarray:
     curve = curve[:cut] if cut else curve
     if curve.ndim != 1 or not len(curve):
         raise ValueError("the validation curve must be a non-empty 1-d sequence of values")
-    if np.isnan(curve).any():
-        raise ValueError("the validation curve has NaN values")
+    if not np.isfinite(curve).all():
+        raise ValueError("the validation curve has NaN or infinite values")
     return curve
 
 
@@ -90,7 +92,8 @@ def rounds_to_reach(
 
     Raises:
         ValueError: both ``fraction`` and ``value``, a fraction outside (0, 1], a non-finite value,
-            an empty mapping, or :func:`validation_curve`'s errors (named with the label).
+            a fraction of a curve whose final value is negative, an empty mapping, or
+            :func:`validation_curve`'s errors (named with the label).
 
     Example:
         >>> rounds_to_reach([0.30, 0.40, 0.48, 0.50])  # 95% of 0.50 is 0.475
@@ -102,12 +105,15 @@ def rounds_to_reach(
         raise ValueError("give either fraction (of the final value) or value, not both")
     if value is None:
         fraction = DEFAULT_FRACTION if fraction is None else fraction
-        if isinstance(fraction, bool) or not isinstance(fraction, (int, float)) or not 0 < fraction <= 1:
+        if isinstance(fraction, bool) or not isinstance(fraction, numbers.Real) or not 0 < fraction <= 1:
             raise ValueError(f"fraction must be a number in (0, 1], got {fraction!r}")
-    elif isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+    elif isinstance(value, bool) or not isinstance(value, numbers.Real) or not math.isfinite(value):
         raise ValueError(f"value must be a finite number, got {value!r}")
 
     def one(curve: np.ndarray) -> float:
+        if value is None and curve[-1] < 0:  # f · v_T would lie above v_T: the curve "never reaches" its end
+            raise ValueError(f"a fraction of a negative final value ({curve[-1]:g}) is no target; "
+                             "give value=")
         target = curve[-1] * fraction if value is None else value
         reached = np.flatnonzero(curve >= target - 1e-12 * abs(target))
         return float(reached[0] + 1) if len(reached) else math.nan

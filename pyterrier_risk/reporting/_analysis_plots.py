@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from ._plots import _finish, _new_figure
+from ._plots import _finish, _line_colours, _new_figure, _wrap
 
 if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.figure import Figure
@@ -48,19 +48,30 @@ def plot_rank_distance(
         raise ValueError("plot_rank_distance takes the table of rank_distance_bins (bins, then 'undefined')")
     bins = list(table.columns[: table.columns.get_loc("undefined")])
     values = table[bins].to_numpy(dtype=float)
-    fig = _new_figure(1.2 + 0.7 * len(table), 4.2)
+    labels = [str(i) for i in table.index]
+    slanted = max(len(s) for s in labels) > _UPRIGHT_CHARS  # a label wider than its bar: slant them all
+    width = 3.6 + (0.45 if slanted else 0.7) * len(table)
+    fig = _new_figure(width, 4.2 + (0.06 * min(max(len(s) for s in labels), 40) if slanted else 0))
     ax = fig.add_subplot()
     colours = _colours(len(bins))
     bottom = np.zeros(len(table))
-    labels = [str(i) for i in table.index]
+    x = np.arange(len(table))  # positions, not the labels: two runs with one label keep two bars
     for k, label in enumerate(bins):
-        ax.bar(labels, values[:, k], bottom=bottom, color=colours[k], label=f"bin {k}: {label}")
+        ax.bar(x, values[:, k], bottom=bottom, color=colours[k], label=f"bin {k}: {label}")
         bottom += values[:, k]
+    if slanted:
+        ax.set_xticks(x, labels, rotation=35, ha="right", rotation_mode="anchor", fontsize="small")
+    else:
+        ax.set_xticks(x, labels)
     ax.set_xlabel(str(table.index.name or "run"))
     ax.set_ylabel("fraction of topics" if np.allclose(bottom, 1.0) else "topics")
-    ax.set_title(title or "Kendall distance to the baseline ranking per topic")
+    default = "Kendall distance to the baseline ranking per topic"
+    ax.set_title(_wrap(title or default, int(13 * (width - 2.3))), fontsize=10)  # ~13 characters an inch
     ax.legend(loc="center left", bbox_to_anchor=(1.0, 0.5), fontsize="small", reverse=True)
     return _finish(fig, path)
+
+
+_UPRIGHT_CHARS = 8  # the longest run label printed upright under a bar
 
 
 def _colours(n: int) -> list[Any]:
@@ -99,7 +110,7 @@ def plot_baselines_pca(
                     color="C3" if virtual else "black")
     ax.set_xlabel(f"PC1 ({explained.iloc[0]:.1%} of the variance)")
     ax.set_ylabel(f"PC2 ({explained.iloc[1]:.1%} of the variance)")
-    ax.set_title(title or "Systems × topics PCA; squares: virtual baselines")
+    ax.set_title(_wrap(title or "Systems × topics PCA; squares: virtual baselines", 60), fontsize=10)
     return _finish(fig, path)
 
 
@@ -120,8 +131,10 @@ def plot_baseline_ranks(
     fig = _new_figure(2.0 + 0.45 * ranks.shape[1], 1.5 + 0.28 * ranks.shape[0])
     ax = fig.add_subplot()
     x = np.arange(ranks.shape[1])
+    colours = _line_colours(ranks.shape[0])  # distinct up to 20 runs, then the line style changes too
     for k, (name, row) in enumerate(ranks.iterrows()):
-        ax.plot(x, row.to_numpy(dtype=float), marker="o", ms=3, lw=1, label=str(name), color=f"C{k % 10}")
+        ax.plot(x, row.to_numpy(dtype=float), marker="o", ms=3, lw=1, label=str(name), color=colours[k],
+                linestyle=("-", "--", ":")[(k // 20) % 3])
     ax.set_xticks(x, [str(c) for c in ranks.columns], rotation=60, ha="right", fontsize="x-small")
     ax.set_yticks(np.arange(1, ranks.shape[0] + 1))
     ax.tick_params(axis="y", labelsize="x-small")
@@ -130,6 +143,7 @@ def plot_baseline_ranks(
     ax.set_xlabel("baseline")
     f = result.friedman
     test = f"; Friedman chi2 = {f.statistic:.2f}, p = {f.p_value:.2g}" if f is not None else ""
-    ax.set_title(title or f"Rankings under each baseline (alpha = {result.alpha:g}{test})", fontsize="small")
+    default = f"Rankings under each baseline (alpha = {result.alpha:g}{test})"
+    ax.set_title(_wrap(title or default, int(9 * (2.0 + 0.45 * ranks.shape[1]))), fontsize="small")
     ax.legend(loc="center left", bbox_to_anchor=(1.0, 0.5), fontsize="xx-small")
     return _finish(fig, path)
