@@ -193,7 +193,8 @@ def hurt_topics(
         if twice:
             raise ValueError(f"hurt_topics: system name(s) {twice} listed twice ({label}); name each once")
         if len(names) < 2:
-            raise ValueError(f"hurt_topics: at least two systems are needed (one is the baseline), got {names}")
+            raise ValueError(f"hurt_topics: at least two systems are needed (one is the baseline), "
+                             f"got {names}")
         row = resolve_system_index(baseline, names, "baseline")
         for i, name in enumerate(names):
             if i == row:
