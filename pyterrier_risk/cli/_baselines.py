@@ -27,7 +27,7 @@ from ._args import (
 )
 from ._common import PROG, CLIError, note
 
-__all__ = ["add_baselines_arguments", "check_baselines_args", "run_baselines", "TABLES"]
+__all__ = ["add_baselines_arguments", "run_baselines", "TABLES"]
 
 #: the tables ``--table`` can print: the result's attribute for each
 TABLES = ("urisk", "trisk", "ranks", "tau", "correlation", "bias", "pca")
@@ -57,16 +57,6 @@ def add_baselines_arguments(parser: argparse.ArgumentParser) -> EvalOptions:
     opt.add("--plots", type=Path, metavar="DIR",
             help="write baselines_pca.png and baseline_ranks.png to DIR")
     return EvalOptions(opt.arity, opt.long)
-
-
-def check_baselines_args(args: argparse.Namespace, parser: argparse.ArgumentParser) -> None:
-    """The usage errors argparse cannot see (exit 2 through ``parser.error``), as ``eval``'s."""
-    if not (args.runs or args.runs_from or args.evalfile):
-        parser.error("the following arguments are required: RUN (or --runs-from FILE, or --evalfile FILE)")
-    if args.evalfile and (args.runs or args.runs_from):
-        parser.error("give run files or --evalfile files, not both")
-    if not args.evalfile and args.qrels is None:
-        parser.error("the following arguments are required: --qrels")
 
 
 def _caption(result: Any) -> str:

@@ -99,22 +99,15 @@ def _demo(args: argparse.Namespace) -> int:
 
 
 def _check_usage(args: argparse.Namespace, sub: argparse.ArgumentParser) -> None:
-    """The usage errors argparse cannot see, per command (exit 2 through ``sub.error``)."""
-    if args.command == "topics":
-        from ._topics import check_topics_args
-
-        check_topics_args(args, sub)
-    elif args.command == "baselines":
-        from ._baselines import check_baselines_args
-
-        check_baselines_args(args, sub)
-    elif args.command == "eval":
-        if not (args.runs or args.runs_from or args.evalfile):
-            sub.error("the following arguments are required: RUN (or --runs-from FILE, or --evalfile FILE)")
-        if args.evalfile and (args.runs or args.runs_from):
-            sub.error("give run files or --evalfile files, not both")
-        if not args.evalfile and args.qrels is None:
-            sub.error("the following arguments are required: --qrels")
+    """The usage errors argparse cannot see, the same for every command that takes runs (exit 2)."""
+    if not (args.runs or args.runs_from or args.evalfile):
+        sub.error("the following arguments are required: RUN (or --runs-from FILE, or --evalfile FILE)")
+    if args.evalfile and (args.runs or args.runs_from):
+        sub.error("give run files or --evalfile files, not both")
+    if not args.evalfile and args.qrels is None:
+        sub.error("the following arguments are required: --qrels")
+    if args.command == "topics" and args.baseline is None:
+        sub.error("the following arguments are required: --baseline")
 
 
 def _parse(argv: Sequence[str] | None) -> argparse.Namespace:

@@ -27,7 +27,7 @@ from ._args import (
 )
 from ._common import CLIError, notes_from_warnings
 
-__all__ = ["add_topics_arguments", "check_topics_args", "run_topics"]
+__all__ = ["add_topics_arguments", "run_topics"]
 
 
 def add_topics_arguments(parser: argparse.ArgumentParser) -> EvalOptions:
@@ -53,18 +53,6 @@ def add_topics_arguments(parser: argparse.ArgumentParser) -> EvalOptions:
     opt.add("--round", type=integer, default=4, help="decimals in markdown/latex output, 0 to 20 (default 4)")
     opt.add("--caption", help="table caption (LaTeX: a table float; markdown: a 'Table:' line)")
     return EvalOptions(opt.arity, opt.long)
-
-
-def check_topics_args(args: argparse.Namespace, parser: argparse.ArgumentParser) -> None:
-    """The usage errors argparse cannot see (exit 2 through ``parser.error``)."""
-    if not (args.runs or args.runs_from or args.evalfile):
-        parser.error("the following arguments are required: RUN (or --runs-from FILE, or --evalfile FILE)")
-    if args.evalfile and (args.runs or args.runs_from):
-        parser.error("give run files or --evalfile files, not both")
-    if not args.evalfile and args.qrels is None:
-        parser.error("the following arguments are required: --qrels")
-    if args.baseline is None:
-        parser.error("the following arguments are required: --baseline")
 
 
 def _settings(args: Any) -> None:
