@@ -79,7 +79,7 @@ def test_early_stopping_says_so_with_the_best_iteration(data, capsys):
     model = RiskLambdaMART("lambdarank", num_boost_round=40, early_stopping_rounds=2, verbose=True, **FAST)
     model.fit(res, qrels, res, qrels.assign(label=2 - qrels["label"]))  # the validation labels disagree
     err = capsys.readouterr().err
-    trees = model.booster_.current_iteration()
+    trees = model.best_iteration_ + 2  # grown: the best, then early_stopping_rounds without a gain
     assert trees < 40
     assert (
         f"early stopping after {trees} trees; best iteration {model.best_iteration_} (valid ndcg@10 0." in err

@@ -675,8 +675,10 @@ class _Progress:
 
     def finish(self, booster: Any, stopping: bool) -> None:
         """Say when early stopping ended the fit, and at which best iteration (not a bar stuck at 48%)."""
-        done, best = booster.current_iteration(), booster.best_iteration
-        if self.bar is None or not stopping or not best or done >= self.bar.total:
+        if self.bar is None:
+            return
+        done, best = self.bar.n, booster.best_iteration  # trees grown (LightGBM keeps only the best)
+        if not stopping or not best or done >= self.bar.total:
             return
         scores = booster.best_score.get("valid", {})
         shown = ", ".join(f"valid {k} {v:.4f}" for k, v in scores.items())
