@@ -477,3 +477,13 @@ def test_long_layout_with_short_labels_letters_families_and_baselines():
     assert "U: URisk, T: TRisk, Z: ZRisk. a: baseline='A'. b: baseline='mean'." in text
     assert "TRisk: baseline='A'." in text  # one baseline: its label leaves it out, the note names it
     assert _column(text, "Ub") == ["-0.1000", "0.1000"] and _column(text, "T p") == ["", "0.2000"]
+
+
+def test_a_plain_markdown_table_keeps_its_caption():
+    """A markdown table without styling options dropped its caption (eval/topics/baselines --caption)."""
+    df = pd.DataFrame({"name": ["a", "b"], "AP": [0.25, 0.5]})
+    text = write_table(df, caption="AP of two runs")
+    assert text.rstrip("\n").endswith("Table: AP of two runs")
+    assert write_table(df).count("Table:") == 0
+    styled = write_table(df, caption="AP of two runs", bold=True)
+    assert styled.rstrip("\n").split("\n")[-1].startswith("Table: AP of two runs")

@@ -202,8 +202,9 @@ def render_table(df: pd.DataFrame, format: str = "markdown", *, index: bool = Fa
     if format == "csv":  # full precision, for machines: only the layout applies
         return to_csv(csv_layout(df.reset_index() if index else df, style.layout), index=False)
     if style.is_plain():
-        if format == "markdown":
-            return to_markdown(df, index=index, floatfmt=floatfmt)
+        if format == "markdown":  # the caption as render_styled writes it: a "Table:" line under the table
+            text = to_markdown(df, index=index, floatfmt=floatfmt)
+            return text if not caption else text.rstrip("\n") + f"\n\nTable: {caption}\n"
         return to_latex(df, index=index, floatfmt=floatfmt, caption=caption, label=style.label)
     return render_styled(df.reset_index() if index else df, format, floatfmt, caption, style)
 
