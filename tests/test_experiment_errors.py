@@ -196,3 +196,16 @@ def test_risk_sd_gives_the_per_topic_p_values_of_either_standard_deviation(sd):
 def test_risk_sd_is_checked():
     with pytest.raises(ValueError, match="'sample' or 'population'"):
         pr.Experiment([R1, R2], TOPICS, QRELS, [pr.TRisk(AP, baseline=0)], risk_sd="pop")
+
+
+@pytest.mark.parametrize("which", ["topics", "qrels"])
+@pytest.mark.parametrize("risk", [False, True])
+def test_topics_or_qrels_none_is_pt_experiments_error_in_one_line(which, risk):
+    """pt.Experiment raises TypeError (topics) or AttributeError (qrels) by accident; so do we, saying why."""
+    args = {"topics": TOPICS, "qrels": QRELS, which: None}
+    with pytest.raises((TypeError, AttributeError)) as theirs:
+        pt.Experiment([R1, R2], args["topics"], args["qrels"], [AP])
+    metrics = [AP, pr.URisk(AP, baseline=0)] if risk else [AP]
+    message = f"^{which} must be a DataFrame, a file or an 'irds:' id, got NoneType$"
+    with pytest.raises(theirs.type, match=message):
+        pr.Experiment([R1, R2], args["topics"], args["qrels"], metrics)

@@ -19,7 +19,9 @@ from __future__ import annotations
 from collections import namedtuple
 from typing import Any
 
-__all__ = ["AssertedValueError", "TypedValueError", "UnknownMeasureError", "evaluation_tuple"]
+__all__ = [
+    "AssertedValueError", "NotAFrameError", "TypedValueError", "UnknownMeasureError", "evaluation_tuple",
+]
 
 #: used only if PyTerrier no longer has the class where it is looked up
 _FallbackTuple = namedtuple("EvaluationDataTuple", ["averages", "perquery"])
@@ -62,3 +64,10 @@ class UnknownMeasureError(TypeError, KeyError):
 
     def __str__(self) -> str:
         return str(self.args[0]) if self.args else ""
+
+
+class NotAFrameError(TypeError, AttributeError):
+    """Topics or qrels that are no frame, file or id.
+
+    ``pt.Experiment`` raises ``TypeError`` for topics and ``AttributeError`` for qrels, both by accident.
+    """

@@ -32,7 +32,7 @@ from ..core._topics import qrels_topics, topic_set
 from ..measures._checks import check_evaluation
 from ..measures._risk import AGGREGATE_BASELINES, RiskMeasure
 from ..measures._wrapped import parse_measure, trec_measures
-from ._compat import AssertedValueError, TypedValueError, UnknownMeasureError
+from ._compat import AssertedValueError, NotAFrameError, TypedValueError, UnknownMeasureError
 from ._render import PerQuery, RiskResult, TableOptions, Tables, check_round, render, test_function
 from ._riskeval import RiskTest, check_risk_measures, resolve_system_index, unique
 from ._riskeval import evaluate_risk as _evaluate_risk
@@ -160,6 +160,18 @@ def _systems(
     if not systems:
         raise AssertedValueError("no systems given")
     return names, systems
+
+
+def _check_frame(value: Any, what: str) -> Any:
+    """``value`` if it is a frame or a file name, else a one-line error of ``pt.Experiment``'s types.
+
+    ``pt.Experiment`` raises ``TypeError`` (topics) or ``AttributeError`` (qrels) there, by accident.
+    """
+    import pandas as pd
+
+    if isinstance(value, (pd.DataFrame, str, os.PathLike)):
+        return value
+    raise NotAFrameError(f"{what} must be a DataFrame, a file or an 'irds:' id, got {type(value).__name__}")
 
 
 def _topic_set(topics: Any, qrels: Any, filter_by_topics: bool) -> tuple[Any, pd.DataFrame, list[str]]:
@@ -474,8 +486,8 @@ def Experiment(  # noqa: N802 - mirrors pt.Experiment
     import pyterrier as pt
 
     kwargs = {**_passed_through(locals()), **kwargs}
-    topics = _load_irds(topics, "topics")
-    qrels = _load_irds(qrels, "qrels")
+    topics = _check_frame(_load_irds(topics, "topics"), "topics")
+    qrels = _check_frame(_load_irds(qrels, "qrels"), "qrels")
     request = _split_measures(eval_metrics)
     risk_options = RiskTest(risk_test, risk_resamples, risk_seed, risk_null,
                             topic_p_values=perquery is not False, topic_correction=correction,
