@@ -85,7 +85,9 @@ def test_read_agg_rejects_malformed_lines(tmp_path):
             r"agg.txt:1: system 2 expected, found '1:1'",
         ),
         (_agg_line(0, 1, [None, "abc"] + ranks[2:], "GX1"), r"agg.txt:1: could not convert string to float"),
-        (_agg_line("x", 1, ranks, "GX1"), r"agg.txt:1: invalid literal for int\(\)"),
+        (_agg_line(0, 1, [None, "1_0"] + ranks[2:], "GX1"), r"agg.txt:1: rank '1_0' of system 2 is not a"),
+        (_agg_line("x", 1, ranks, "GX1"), r"agg.txt:1: relevance label 'x' is not an integer"),
+        (_agg_line("0.99999999999999999999", 1, ranks, "GX1"), r"agg.txt:1: relevance label .* is not an"),
     ]:
         path.write_text(line)
         with pytest.raises(ValueError, match=message):

@@ -27,7 +27,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ._trec import open_text
+from ._trec import _label, open_text
 
 __all__ = [
     "BM25_FEATURE",
@@ -148,10 +148,12 @@ def read_mq2008_agg(path: str | os.PathLike) -> pd.DataFrame:
                     if index != str(j + 1):
                         raise ValueError(f"system {j + 1} expected, found {token!r}")
                     if value != "NULL":
+                        if not value.isascii() or "_" in value:  # float() reads 1_0 and non-ASCII digits
+                            raise ValueError(f"rank {value!r} of system {j + 1} is not a number")
                         row[j] = float(value)
-                labels.append(int(tokens[0]))
             except ValueError as e:
                 raise ValueError(f"{path}:{lineno}: {e}") from None
+            labels.append(_label(tokens[0], path, lineno))
             qids.append(tokens[1][4:])
             docnos.append(match.group(1))
             ranks.append(row)
