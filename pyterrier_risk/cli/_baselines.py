@@ -87,14 +87,11 @@ def run_baselines(args: Any) -> int:
     """Run ``pyterrier-risk baselines`` with parsed ``args``; a user error raises :class:`CLIError`."""
     from ..core._sensitivity import baseline_sensitivity
     from ..reporting._tables import write_table
-    from ._eval import _check_writable, _parse_measures
+    from ._eval import _parse_measures, check_output_paths
     from ._inputs import from_evalfiles, from_runs
 
     _check(args)
-    if args.output is not None:
-        _check_writable(args.output.parent if str(args.output.parent) else Path("."), f"output {args.output}")
-    if args.plots is not None:
-        _check_writable(args.plots, "--plots folder")
+    check_output_paths(args.output, args.plots)
     if args.measure is not None and len(args.measure) > 1:
         raise CLIError(f"baselines ranks the runs on one base measure, got {len(args.measure)} "
                        f"({', '.join(args.measure)}): run it once per measure")

@@ -79,10 +79,7 @@ def _settings(args: Any) -> Settings:
                        "leave them out with --perquery or --all-pairs")
     if args.perquery and args.all_pairs:
         raise CLIError("--perquery and --all-pairs each replace the table of averages: give one of them")
-    if args.output is not None:
-        _check_writable(args.output.parent if str(args.output.parent) else Path("."), f"output {args.output}")
-    if args.plots is not None:
-        _check_writable(args.plots, "--plots folder")
+    check_output_paths(args.output, args.plots)
     correction = _correction(args.correction)
     if args.topic_sd != "sample" and not args.perquery:
         raise CLIError("--topic-sd sets the per-topic p-values of --perquery; give --perquery too")
@@ -96,6 +93,14 @@ def _check_writable(folder: Path, what: str) -> None:
         ensure_writable_dir(folder)
     except OSError as e:
         raise CLIError(f"cannot write the {what}: {folder}: {e.strerror or e}") from e
+
+
+def check_output_paths(output: Path | None, plots: Path | None = None) -> None:
+    """The folders ``--output`` and ``--plots`` write to are writable, checked before anything is read."""
+    if output is not None:
+        _check_writable(output.parent, f"output {output}")
+    if plots is not None:
+        _check_writable(plots, "--plots folder")
 
 
 # -- measures ----------------------------------------------------------------------------------------

@@ -57,14 +57,13 @@ def add_topics_arguments(parser: argparse.ArgumentParser) -> EvalOptions:
 
 def _settings(args: Any) -> None:
     """Every option that can be checked before anything is read."""
-    from ._eval import _check_writable
+    from ._eval import check_output_paths
 
     check_alphas([args.alpha])
     check_decimals(args.round)
     if args.top is not None and args.top < 1:
         raise CLIError(f"--top must be an integer >= 1, got {args.top}")
-    if args.output is not None:
-        _check_writable(args.output.parent if str(args.output.parent) else Path("."), f"output {args.output}")
+    check_output_paths(args.output)
 
 
 def _queries(path: Path | None) -> dict[str, str] | None:
