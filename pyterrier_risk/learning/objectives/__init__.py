@@ -1,0 +1,16 @@
+"""LambdaMART objectives: the extension point (:class:`Objective`) and the registry of the built-ins.
+
+Each built-in lives in its own module and registers itself: ``'lambdarank'``, ``'urisk'`` (U-CRO),
+``'tsaro'`` (T-SARO), ``'tfaro'`` (T-FARO), ``'tfaro_star'`` (T*-FARO), ``'georisk'`` (GeoRisk).
+"""
+
+from __future__ import annotations
+
+from ._base import ALPHA_MAX, BASELINE_KINDS, Objective, Option, PairWeights, Round
+from ._registry import get_objective, objective_names, objectives, option_readers, register_objective
+from ._shared import FARO_TR, RISK_NORM, SE_ROUND
+
+__all__ = [
+    "ALPHA_MAX", "BASELINE_KINDS", "FARO_TR", "Objective", "Option", "PairWeights", "RISK_NORM", "Round",
+    "SE_ROUND", "get_objective", "objective_names", "objectives", "option_readers", "register_objective",
+]  # fmt: skip
