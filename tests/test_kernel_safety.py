@@ -20,8 +20,12 @@ import numpy as np
 import pytest
 from conftest import REPO
 
-from pyterrier_risk.learning import _kernels as K
-from pyterrier_risk.learning._objective import KINDS, objective
+from pyterrier_risk.learning import KINDS, objective
+from pyterrier_risk.learning.objectives import Round
+from pyterrier_risk.learning import _ndcg as N
+from pyterrier_risk.learning import _pairloop as P
+from pyterrier_risk.learning.objectives import _georisk_kernels as GK
+from pyterrier_risk.learning.objectives._georisk import georisk_round, phi_table
 
 
 class _Data:
@@ -96,27 +100,73 @@ def test_georisk_series_and_fallback_paths_both_run():
         obj = objective("georisk", alpha=alpha, baselines=baselines, num_threads=1)
         obj(np.zeros_like(scores), _Data(y, group))
         obj(scores, _Data(y, group))
-        st = obj._georisk_state(obj.model_ndcg_, obj.baseline_ndcg_, obj.active_)
-        assert (abs(st.u0) <= K.SERIES_MAX_U0) == (alpha == 2.0)
+        st = georisk_round(obj.model_ndcg_, obj.baseline_ndcg_, obj.active_, alpha)
+        assert (abs(st.u0) <= GK.SERIES_MAX_U0) == (alpha == 2.0)
 
 
-def test_no_kind_gets_a_placeholder_table():
-    # the bug this guards: a dummy np.zeros(2) passed as the Phi table, read out of bounds by a hoisted load
+def test_every_rule_state_holds_real_tables():
+    # the bug this guards: a dummy np.zeros(2) passed as a lookup table, read out of bounds by a hoisted load.
+    # A rule's state holds only what that rule reads; the tables in it are the real ones
     y, group, scores, baselines, _ = _data(4)
     for kind in KINDS:
         obj = objective(kind, **_kwargs(kind, baselines, 1.0))
         obj(scores, _Data(y, group))
-        assert obj._bound.phi.shape == (K.PHI_BINS + 1,), kind
-        assert obj._bound.table.shape == (K.SIGMOID_BINS,), kind
+        assert obj._bound.lr[2].shape == (N.SIGMOID_BINS,), kind
+    assert phi_table().shape == (GK.PHI_BINS + 1,)
+    for update, weight in (("incremental", "dincer2016"), ("exact", "ndcg_units")):
+        obj = objective("georisk", alpha=1.0, baselines=baselines, georisk_update=update, georisk_weight=weight)
+        obj(scores, _Data(y, group))
+        r = Round(index=1, model=obj.model_ndcg_, baseline=obj.baseline_ndcg_, active=obj.active_, alpha=1.0)
+        state = obj.spec.weights(r).state
+        assert state[-1].shape == (GK.PHI_BINS + 1,)
+        assert all(len(a) == len(group) for a in state[:5])  # the per-query arrays (model, totals, ..., mask)
 
 
-def test_each_kernel_compiles_once_per_process():
+def test_each_loop_compiles_once_per_process():
     y, group, scores, baselines, _ = _data(5)
     for kind in KINDS:
         for threads in (1, 2):
             objective(kind, **_kwargs(kind, baselines, 1.0), num_threads=threads)(scores, _Data(y, group))
-    for name in ("lambdas", "lambdas_serial", "sort_and_ndcg", "sort_and_ndcg_serial"):
-        assert len(getattr(K, name).signatures) == 1, (name, getattr(K, name).signatures)
+    assert P._LOOPS
+    for (rule, batched, parallel), loop in P._LOOPS.items():
+        assert len(loop.signatures) == 1, (rule, batched, parallel, loop.signatures)
+
+
+_ONLY_WHAT_IS_USED = textwrap.dedent(
+    """
+    import sys, numpy as np, pyterrier_risk as ptr
+    from pyterrier_risk.learning import _pairloop as P
+    y = np.array([0, 1, 2, 0, 1] * 4, dtype=np.float32); g = np.array([5, 5, 5, 5])
+    class D:
+        def get_label(s): return y
+        def get_group(s): return g
+        def get_weight(s): return None
+    kind = sys.argv[1]
+    b = np.random.default_rng(0).random((20, 3))
+    kw = {"baselines": b} if kind in ("georisk", "tfaro_star") else {"baseline": b[:, 0]} if kind != "lambdarank" else {}
+    obj = ptr.objective(kind, alpha=1.0, **kw)
+    obj(np.zeros(20), D()); obj(np.arange(20.0), D())
+    print(sorted(loop.py_func.__name__ for loop in P._LOOPS.values()))
+    print(len(P.stable_desc_order_parallel.signatures), "pyterrier_risk.learning.objectives._georisk_kernels" in sys.modules)
+    """
+)
+
+
+@pytest.mark.parametrize(
+    "kind, loop",
+    [("lambdarank", "lambdas_pairloop_scale_rule_serial"), ("urisk", "lambdas_ucro_kernel_ucro_rule_serial"),
+     ("tsaro", "lambdas_ucro_kernel_ucro_rule_serial"), ("tfaro", "lambdas_pairloop_scale_rule_serial"),
+     ("georisk", "lambdas_pairloop_scale_rule_serial")],
+)  # fmt: skip
+def test_a_kind_compiles_only_its_own_loop(kind, loop, tmp_path):
+    # a fresh process: the small-set path sorts in numpy and compiles one serial loop, that of the kind's rule;
+    # GeoRisk's default weight is a per-query multiplier, so its per-pair kernels are not even imported
+    env = {**os.environ, "PYTERRIER_RISK_CACHE_DIR": str(tmp_path)}
+    out = subprocess.run([sys.executable, "-c", _ONLY_WHAT_IS_USED, kind], capture_output=True, text=True, env=env)
+    assert out.returncode == 0, out.stderr[-2000:]
+    loops, rest = out.stdout.split("\n")[:2]
+    assert loops == repr([loop])
+    assert rest == "0 False"
 
 
 _PROBE = textwrap.dedent(
@@ -132,7 +182,7 @@ _PROBE = textwrap.dedent(
     with warnings.catch_warnings(record=True) as w:
         warnings.simplefilter("always")
         grad, _ = ptr.objective("lambdarank")(np.zeros(20), D())
-    from pyterrier_risk.learning import _kernels
+    from pyterrier_risk.learning import _pairloop
     assert numba.config.CACHE_DIR == before, "numba's setting was changed"
     print(repr(float(np.abs(grad).sum())))
     print("|".join(sorted({type(x.message).__name__ for x in w})))

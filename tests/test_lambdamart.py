@@ -13,7 +13,7 @@ from conftest import data_path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from pyterrier_risk.learning._lambdamart import KINDS, RiskLambdaMART
+from pyterrier_risk.learning import KINDS, RiskLambdaMART
 
 FAST = {
     "num_leaves": 4,

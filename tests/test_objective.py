@@ -11,11 +11,17 @@ from hypothesis import strategies as st
 from paper_tables import TABLE3
 from scipy.stats import norm
 
-from pyterrier_risk.learning import _kernels as K
+from pyterrier_risk.learning import _ndcg as N
+from pyterrier_risk.learning import _pairloop as P
+from pyterrier_risk.learning.objectives import Round
+from pyterrier_risk.learning.objectives import _georisk_kernels as GK
+from pyterrier_risk.learning.objectives import _ucro_kernel as UK
+from pyterrier_risk.learning.objectives._georisk import georisk_round
+from pyterrier_risk.learning.objectives._shared import alpha_prime
 from pyterrier_risk.learning._objective import KINDS, objective
 
 GAIN = 2.0 ** np.arange(31) - 1.0
-PHI = K.normal_cdf_table()
+PHI = GK.normal_cdf_table()
 
 
 # ----------------------------------------------------------------------------- independent references
@@ -91,23 +97,23 @@ def call(obj, scores, labels, group, weight=None):
 
 # ----------------------------------------------------------------------------- kernel building blocks
 def test_discounts_and_inverse_max_dcg():
-    disc = K.discounts(7)
+    disc = N.discounts(7)
     np.testing.assert_allclose(disc, 1 / np.log2(np.arange(7) + 2), rtol=0, atol=1e-15)
     labels = np.array([0, 2, 1, 0, 2, 0, 0], dtype=np.int32)
     qs = np.array([0, 3, 5, 7])
-    inv = K.inverse_max_dcg(labels, qs, GAIN, disc, 2)
+    inv = N.inverse_max_dcg(labels, qs, GAIN, disc, 2)
     expect = [1 / (3 + 1 / np.log2(3)), 1 / 3, 0.0]  # [0,2,1] -> 3, 1; [0,2] -> 3; [0,0] -> 0
     np.testing.assert_allclose(inv, expect, rtol=1e-15)
 
 
 def test_normal_cdf_table_interpolates_phi():
     x = np.linspace(-9, 9, 2001)
-    got = np.array([K._phi(v, PHI) for v in x])
+    got = np.array([GK.phi(v, PHI) for v in x])
     np.testing.assert_allclose(got, norm.cdf(x), rtol=0, atol=1e-11)
 
 
 def test_sigmoid_table_matches_logistic():
-    table, lo, hi, fac = K.sigmoid_table(2.0)
+    table, lo, hi, fac = N.sigmoid_table(2.0)
     assert len(table) == 2**20 and lo == -12.5 and hi == 12.5
     s = np.linspace(-12, 12, 101)
     approx = table[((s - lo) * fac).astype(int)]
@@ -133,9 +139,11 @@ def check_stable_order_and_ndcg(queries):
     labels = rng.integers(0, 3, len(scores)).astype(np.int32)
     group = np.array([len(q) for q in queries])
     qs = np.concatenate([[0], np.cumsum(group)])
-    disc = K.discounts(int(group.max()))
-    inv = K.inverse_max_dcg(labels, qs, GAIN, disc, 5)
-    order, nd = K.sort_and_ndcg(scores, labels, qs, GAIN, disc, inv, 5)
+    disc = N.discounts(int(group.max()))
+    inv = N.inverse_max_dcg(labels, qs, GAIN, disc, 5)
+    order = N.stable_desc_order(scores, qs)
+    np.testing.assert_array_equal(P.stable_desc_order_parallel(scores, qs), order)  # the two sorts agree
+    nd = N.ndcg_at(order, labels, qs, GAIN, disc, inv, 5)
     for q in range(len(group)):
         sl = slice(qs[q], qs[q + 1])
         np.testing.assert_array_equal(order[sl], np.argsort(-scores[sl], kind="stable"))
@@ -179,7 +187,7 @@ def test_lambdarank_matches_textbook_reference(norm_, sigmoid):
     st.sampled_from([0.0, 0.5, 1.0, 5.0, 20.0]),
 )
 def test_ucro_delta_is_change_of_tradeoff(mm, mb, dm, improving, alpha):
-    got = K._ucro_delta(dm, improving, mm, mb, alpha)
+    got = UK.ucro_delta(dm, improving, mm, mb, alpha)
     new = mm + dm if improving else mm - dm
     expect = abs(urisk_T(new, mb, alpha) - urisk_T(mm, mb, alpha))
     assert got == pytest.approx(expect, abs=1e-12)
@@ -200,7 +208,7 @@ def test_ucro_delta_is_change_of_tradeoff(mm, mb, dm, improving, alpha):
     ],
 )
 def test_ucro_cases_by_hand(mm, mb, improving, dm, expect):
-    assert K._ucro_delta(dm, improving, mm, mb, 2.0) == pytest.approx(expect)
+    assert UK.ucro_delta(dm, improving, mm, mb, 2.0) == pytest.approx(expect)
 
 
 def two_queries():
@@ -374,11 +382,11 @@ def test_georisk_deltas_incremental_and_exact():
             signed_inc = georisk_incremental(x, j, d, alpha) - g0
             assert np.sign(signed_inc) == np.sign(d)  # the incremental ΔM' is consistent (paper §6)
             inconsistent += np.sign(exact) != np.sign(d)
-            inc = K._georisk_delta(dm, imp, x[-1, j], t[j], zw.sum() - zw[j], s[-1], n, 30.0, alpha, g0, PHI)
+            inc = GK.georisk_delta_fast(d, x[-1, j], t[j], zw.sum() - zw[j], s[-1], n, 1 / 30, 1 + alpha, g0, PHI)
             assert inc == pytest.approx(abs(signed_inc), rel=1e-6)
-            ex = K._georisk_delta_exact(
-                dm, imp, x[-1, j], t[j], wa[j], wb[j], s[-1], n, 30.0, alpha, g0, wa.sum(), wb.sum(), PHI
-            )
+            consts = (s[-1], n, 30.0, alpha, g0, 1.0, wa.sum(), wb.sum())
+            state = tuple(np.array([v], dtype=float) for v in (x[-1, j], t[j], wa[j], wb[j]))
+            ex = GK.exact_rule(0, dm, imp, (*state, np.array([True]), *consts, PHI))
             assert ex == pytest.approx(abs(exact), rel=1e-6, abs=1e-12)
             worst = max(worst, abs(inc - abs(exact)) / abs(exact))
     assert worst > 0.01  # the paper's incremental update is an approximation (held z of other queries)
@@ -422,13 +430,13 @@ def test_georisk_batch_series_matches_exact_difference(queries):
     u0 = zw.sum() / c
     phi0 = norm.cdf(u0)
     g0 = math.sqrt(s[-1] / c * phi0)
-    coef = K.georisk_series_coefficients(u0, norm.pdf(u0))
+    coef = GK.series_coefficients(u0, norm.pdf(u0))
     d = np.array([1e-7, -1e-7, 1e-4, -1e-4, 0.01, -0.01, 0.3, -0.3, 0.95, -0.95])
     for j in (0, 7, queries - 1):
         out = np.empty_like(d)
-        K._georisk_deltas_batch(
+        GK._deltas_series(
             d, out, len(d), x[-1, j], t[j], zw.sum() - zw[j], zw[j], s[-1], n, 1 / c, 1 + alpha, g0,
-            *coef, phi0, 1 / (s[-1] * phi0), PHI,
+            coef, phi0, 1 / (s[-1] * phi0), PHI,
         )  # fmt: skip
         ref = np.array([abs(ref_georisk_step(x, j, v, alpha)) for v in d])
         series = np.abs(d) <= 0.01 if queries == 2000 else np.abs(d) <= 1e-4
@@ -438,7 +446,7 @@ def test_georisk_batch_series_matches_exact_difference(queries):
         # the fallback (Φ table, GeoRisk' − GeoRisk) is only as good as the cancellation allows
         np.testing.assert_allclose(out[~series], ref[~series], rtol=1e-6)
         zr = zw.sum() - zw[j]
-        direct = [K._georisk_delta(abs(v), v > 0, x[-1, j], t[j], zr, s[-1], n, c, alpha, g0, PHI) for v in d]
+        direct = [GK.georisk_delta_fast(v, x[-1, j], t[j], zr, s[-1], n, 1 / c, 1 + alpha, g0, PHI) for v in d]
         # the per-pair path differences two GeoRisk values: close for steps that matter, not for 1e-7
         big = np.abs(d) >= 1e-4
         np.testing.assert_allclose(out[big], np.array(direct)[big], rtol=1e-4)
@@ -454,21 +462,15 @@ def test_georisk_kernel_series_and_direct_paths_agree():
     )  # the kernel's GeoRisk path (the default weight is a per-query multiplier)
     call(obj, scores, labels, group)
     bd = obj._bound
-    order, mm = K.sort_and_ndcg(scores, bd.y, bd.qstart, obj.label_gain, bd.disc, bd.inv_cut, 10)
-    st = obj._georisk_state(mm, bd.mb, bd.active)
-    geo = st.constants()
-    assert abs(geo[K.GEO_U0]) <= K.SERIES_MAX_U0
-    nq = len(group)
+    order = N.stable_desc_order(scores, bd.qstart)
+    mm = N.ndcg_at(order, bd.y, bd.qstart, obj.label_gain, bd.lr[1], bd.inv_cut, 10)
+    w = obj.spec.weights(Round(index=1, model=mm, baseline=bd.mb, active=bd.active, alpha=5.0))
+    assert w.batched and w.state[11]  # the series is used at this u0
+    loop = P.pair_loop(w.rule, batched=True)
     grads = []
-    for u0 in (geo[K.GEO_U0], 100.0):
-        g = geo.copy()
-        g[K.GEO_U0] = u0
-        grads.append(K.lambdas(
-            scores, bd.y, bd.qstart, order, bd.inv_trunc, obj.label_gain, bd.disc, bd.table,
-            bd.sig_min, bd.sig_max, bd.sig_factor, 1.0, True, 30, K.MODE_GEORISK, np.ones(nq), mm,
-            np.zeros(nq), np.zeros(nq), st.in_matrix, st.col_total, st.z_rest, st.z_w, st.wa, st.wb, g,
-            bd.phi, False,
-        ))  # fmt: skip
+    for series in (True, False):
+        state = (*w.state[:11], series, *w.state[12:])
+        grads.append(loop(scores, bd.y, bd.qstart, order, bd.inv_trunc, bd.lr, state, False))
     (g1, h1), (g2, h2) = grads
     assert np.abs(g1).max() > 0
     np.testing.assert_allclose(g1, g2, rtol=1e-4, atol=1e-6 * np.abs(g1).max())
@@ -674,21 +676,20 @@ PAPER_GEORISK = {
 
 @pytest.mark.parametrize("alpha", [1, 5, 10])
 def test_georisk_state_reproduces_paper_table5(alpha):
-    obj = objective("georisk", alpha=float(alpha), baselines=np.zeros((1, 1)))
     for i in range(8):
         others = np.delete(PAPER_X, i, axis=0)
-        st = obj._georisk_state(PAPER_X[i], others, np.ones(5, dtype=bool))
+        st = georisk_round(PAPER_X[i], others, np.ones(5, dtype=bool), float(alpha))
         assert round(st.georisk, 3) == pytest.approx(PAPER_GEORISK[alpha][i], abs=1e-3)
         assert st.georisk == pytest.approx(georisk_full(np.vstack([others, PAPER_X[i]]), alpha))
 
 
 def test_phi_lookup_is_safe_for_nan_and_the_tails():
-    table = K.normal_cdf_table()
-    assert K._phi(float("nan"), table) == table[0]
+    table = GK.normal_cdf_table()
+    assert GK.phi(float("nan"), table) == table[0]
     # beyond ±8 the tails are erfc itself (tests/test_objective_stability.py), not the table's ends
-    assert K._phi(-100.0, table) == 0.0 and K._phi(100.0, table) == 1.0
-    assert K._phi(-10.0, table) == pytest.approx(7.619853024160527e-24, rel=1e-13)
-    assert K._phi(0.0, table) == pytest.approx(0.5, abs=1e-12)
+    assert GK.phi(-100.0, table) == 0.0 and GK.phi(100.0, table) == 1.0
+    assert GK.phi(-10.0, table) == pytest.approx(7.619853024160527e-24, rel=1e-13)
+    assert GK.phi(0.0, table) == pytest.approx(0.5, abs=1e-12)
 
 
 # ----------------------------------------------------------------------------- one source per formula
@@ -702,15 +703,15 @@ def test_round_georisk_and_alpha_prime_equal_the_evaluation_functions(seed, alph
     mm, mb = rng.random(nq), rng.random((ns, nq))
     active = rng.random(nq) < 0.8
     active[:2] = True
-    geo = objective("georisk", alpha=alpha, baselines=np.zeros((1, 1)))
-    st_ = geo._georisk_state(mm, mb, active)
+    st_ = georisk_round(mm, mb, active, alpha)
     expected = ptr.georisk(np.vstack([mb[:, active], mm[active]]), alpha=alpha)[-1]
     assert st_.georisk == pytest.approx(expected, rel=1e-12, abs=1e-15)
     # alpha' of T-SARO/T-FARO: alpha * (1 - Phi(T_R)), T_R of the evaluation's TRisk over the active queries
-    obj = objective("tfaro", alpha=alpha, baseline=[0.0])
-    ap = obj._alpha_prime(mm, mb[0], active, centred=False)
+    obj = objective("tfaro", alpha=alpha, baseline=[0.0]).spec
+    r = Round(index=0, model=mm, baseline=mb[0], active=active, alpha=alpha)
+    ap = alpha_prime(obj, r, centred=False)
     t_r = ptr.trisk(mm[active], mb[0][active], alpha=alpha).t_r
     np.testing.assert_allclose(ap[active], alpha * (1.0 - norm.cdf(t_r)), rtol=1e-12, atol=1e-15)
     # the centred T_R: TRisk's per-topic T_R less its mean (TRisk's x / s_x, shifted by the mean URisk / s_x)
-    ap = obj._alpha_prime(mm, mb[0], active, centred=True)
+    ap = alpha_prime(obj, r, centred=True)
     np.testing.assert_allclose(ap[active], alpha * (1.0 - norm.cdf(t_r - t_r.mean())), rtol=1e-9, atol=1e-12)

@@ -8,14 +8,12 @@ import numpy as np
 import pytest
 from scipy.special import ndtr
 
-from pyterrier_risk.learning._objective import (
-    FARO_TRS,
-    GEORISK_WEIGHTS,
-    KINDS,
-    RISK_NORMS,
-    _georisk_ratio,
-    objective,
-)
+from pyterrier_risk.learning import KINDS, get_objective, objective
+from pyterrier_risk.learning.objectives import FARO_TR, RISK_NORM
+from pyterrier_risk.learning.objectives._georisk import georisk_ratio, georisk_round
+
+RISK_NORMS, FARO_TRS = RISK_NORM.choices, FARO_TR.choices
+GEORISK_WEIGHTS = next(o for o in get_objective("georisk").options if o.name == "georisk_weight").choices
 
 
 def random_set(seed=0, nq=40, size=8):
@@ -139,7 +137,7 @@ def test_georisk_ratio_is_the_ratio_of_derivatives_up_to_a_common_factor():
     mb, mm = rng.uniform(0.05, 1, (5, 30)), rng.uniform(0.05, 1, 30)
     for alpha in (1.0, 5.0, 20.0):
         obj = objective("georisk", alpha=alpha, baselines=np.zeros((2, 2)))
-        r = _georisk_ratio(obj._georisk_state(mm, mb, np.ones(30, dtype=bool)), mm)
+        r = georisk_ratio(georisk_round(mm, mb, np.ones(30, dtype=bool), obj.alpha), mm)
         fd = np.array([_georisk_incremental(mm, mb, j, alpha)[0] / _georisk_incremental(mm, mb, j, 0.0)[0]
                        for j in range(30)])  # fmt: skip
         z = np.array([_georisk_incremental(mm, mb, j, 0.0)[1] for j in range(30)])
@@ -149,11 +147,11 @@ def test_georisk_ratio_is_the_ratio_of_derivatives_up_to_a_common_factor():
         assert r[z < 0].min() > r[z >= 0].max()  # queries below their expected value weigh more
     # alpha -> 0: the multiplier tends to 1 (continuous with the alpha = 0 native objective)
     tiny = objective("georisk", alpha=1e-9, baselines=np.zeros((2, 2)))
-    r0 = _georisk_ratio(tiny._georisk_state(mm, mb, np.ones(30, dtype=bool)), mm)
+    r0 = georisk_ratio(georisk_round(mm, mb, np.ones(30, dtype=bool), tiny.alpha), mm)
     np.testing.assert_allclose(r0, 1.0, atol=1e-6)
     # a saturated GeoRisk (huge alpha): finite, not all zero
     huge = objective("georisk", alpha=1e6, baselines=np.zeros((2, 2)))
-    rh = _georisk_ratio(huge._georisk_state(mm, mb, np.ones(30, dtype=bool)), mm)
+    rh = georisk_ratio(georisk_round(mm, mb, np.ones(30, dtype=bool), huge.alpha), mm)
     assert np.isfinite(rh).all() and rh.max() > 1
 
 

@@ -19,10 +19,11 @@ that call and restored at once, so other numba users in the process are not affe
 
 from __future__ import annotations
 
+import functools
+import hashlib
 import os
 import tempfile
 import threading
-import types
 import warnings
 from collections.abc import Callable
 from pathlib import Path
@@ -30,7 +31,7 @@ from typing import Any
 
 import numba as nb
 
-__all__ = ["JITCacheWarning", "cache_dir", "jit", "serial_twin"]
+__all__ = ["JITCacheWarning", "cache_dir", "jit", "kernel_cache_dir"]
 
 _LOCK = threading.Lock()
 _WARNED: list[str] = []
@@ -50,6 +51,26 @@ def cache_dir() -> Path | None:
     return Path(base).expanduser() / "pyterrier_risk" / "numba"
 
 
+def kernel_cache_dir() -> Path | None:
+    """The subfolder of :func:`cache_dir` for this version of the kernels' sources (None: no cache).
+
+    numba checks a cached function against its own source file only; a pair loop compiled with a
+    rule from another file would survive an edit of that file. Keying the folder by a digest of
+    every source file of the learning layer (and numba's version) makes any edit start afresh.
+    """
+    folder = cache_dir()
+    return None if folder is None else folder / _sources_digest()
+
+
+@functools.cache
+def _sources_digest() -> str:
+    digest = hashlib.sha256(nb.__version__.encode())
+    for path in sorted(Path(__file__).parent.rglob("*.py")):
+        digest.update(path.relative_to(Path(__file__).parent).as_posix().encode())
+        digest.update(path.read_bytes())
+    return digest.hexdigest()[:16]
+
+
 def _writable(path: Path) -> bool:
     try:
         path.mkdir(parents=True, exist_ok=True)
@@ -66,7 +87,7 @@ def _warn_once(message: str) -> None:
 
 
 def _enable_cache(dispatcher: Any) -> None:
-    folder = cache_dir()
+    folder = kernel_cache_dir()
     if folder is None:
         return
     if not _writable(folder):
@@ -103,21 +124,3 @@ def jit(**options: Any) -> Callable[[Callable[..., Any]], Any]:
         return dispatcher
 
     return decorate
-
-
-def serial_twin(dispatcher: Any, name: str) -> Any:
-    """A serial (``parallel=False``) compilation of a ``parallel=True`` kernel, cached under ``name``.
-
-    The parallel (parfors) pipeline compiles about twice as slowly; below the size where threads
-    pay off, the serial twin gives the same results (the ``prange`` loops run as ``range``) sooner.
-    The twin is a copy of the Python function under another name, so that the two compilations
-    never share a cache entry.
-    """
-    func = dispatcher.py_func
-    twin = types.FunctionType(func.__code__, func.__globals__, name, func.__defaults__, func.__closure__)
-    twin.__qualname__ = name
-    twin.__doc__ = f"Serial compilation of :func:`{func.__name__}` (same arguments and results)."
-    twin.__annotations__ = dict(func.__annotations__)
-    skip = ("parallel", "cache", "nopython")
-    options = {k: v for k, v in dispatcher.targetoptions.items() if k not in skip}
-    return jit(**options)(twin)

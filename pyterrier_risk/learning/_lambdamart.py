@@ -38,10 +38,9 @@ import pyterrier as pt
 
 from ..core._validate import check_alpha
 from ._modeltext import check_model_text
-from ._objective import KINDS, check_objective_options
-from ._objective import MULTI_BASELINE_KINDS as _MULTI_BASELINE_KINDS
-from ._objective import SINGLE_BASELINE_KINDS as _SINGLE_BASELINE_KINDS
+from ._objective import check_objective_options
 from ._options import INT32_MAX, check_count, check_flag
+from .objectives import get_objective
 
 # LightGBM parameters that also shape the lambdarank gradients; forwarded to the objective.
 _LAMBDARANK_PARAMS = ("sigmoid", "lambdarank_truncation_level", "lambdarank_norm", "label_gain")
@@ -163,8 +162,7 @@ class RiskLambdaMART(pt.Estimator, pt.Artifact):
         objective_params: dict[str, Any] | None = None,
         **lightgbm_params: Any,
     ) -> None:
-        if not isinstance(objective, str) or objective not in KINDS:
-            raise ValueError(f"unknown objective {objective!r}; expected one of {', '.join(KINDS)}")
+        get_objective(objective)  # a registered name, or a ValueError listing them
         alpha = check_alpha(alpha)
         check_count(cutoff, "cutoff")  # up to 2^31 - 1: LightGBM's eval_at and rounds are C ints
         check_count(num_boost_round, "num_boost_round")
@@ -198,18 +196,8 @@ class RiskLambdaMART(pt.Estimator, pt.Artifact):
 
     # ------------------------------------------------------------------ repr
     def __repr__(self) -> str:
-        defaults = {
-            "alpha": 1.0,
-            "baseline": "score",
-            "baselines": None,
-            "cutoff": 10,
-            "num_boost_round": 100,
-            "early_stopping_rounds": 20,
-            "verbose": True,
-            "objective_params": None,
-        }
         args = [repr(self.objective)]
-        for name, default in defaults.items():
+        for name, default in _defaults().items():
             value = getattr(self, name)
             if value != default:
                 args.append(f"{name}={value!r}")
@@ -407,11 +395,12 @@ class RiskLambdaMART(pt.Estimator, pt.Artifact):
 
     def _make_objective(self, train: pd.DataFrame, features: np.ndarray) -> Any:
         """The objective callable for LightGBM (or ``'lambdarank'`` for the native one)."""
-        if self.objective in _SINGLE_BASELINE_KINDS:
+        needs = get_objective(self.objective).baseline
+        if needs == "single":
             if self.baseline is None:
                 raise ValueError(f"objective {self.objective!r} needs a baseline (baseline=...)")
             kwargs = {"baseline": _baseline_column(self.baseline, train, features, "baseline")}
-        elif self.objective in _MULTI_BASELINE_KINDS:
+        elif needs == "multiple":
             specs = (
                 self.baselines
                 if self.baselines is not None
@@ -488,21 +477,21 @@ class RiskLambdaMART(pt.Estimator, pt.Artifact):
         self.path = path
 
     def _stored_params(self) -> dict[str, Any]:
-        """The constructor parameters as JSON-ready values (transformer baselines as None)."""
-        return {
-            "objective": self.objective,
-            "alpha": self.alpha,
-            "baseline": _spec_to_json(self.baseline, "baseline"),
-            "baselines": None
-            if self.baselines is None
-            else [_spec_to_json(s, f"baselines[{i}]") for i, s in enumerate(self.baselines)],
-            "cutoff": self.cutoff,
-            "num_boost_round": self.num_boost_round,
-            "early_stopping_rounds": self.early_stopping_rounds,
-            "verbose": self.verbose,
-            "objective_params": self.objective_params,
-            **self.lightgbm_params,
-        }
+        """The constructor parameters as JSON-ready values (transformer baselines as None).
+
+        An objective registered outside this package also stores its module (``objective_module``),
+        which :meth:`load` imports to register it again.
+        """
+        params: dict[str, Any] = {"objective": self.objective}
+        for name in _defaults():
+            params[name] = getattr(self, name)
+        params["baseline"] = _spec_to_json(self.baseline, "baseline")
+        if self.baselines is not None:
+            params["baselines"] = [_spec_to_json(s, f"baselines[{i}]") for i, s in enumerate(self.baselines)]
+        module = get_objective(self.objective).__module__
+        if not module.startswith("pyterrier_risk."):
+            params[_OBJECTIVE_MODULE] = module
+        return {**params, **self.lightgbm_params}
 
     @classmethod
     def load(cls, path: str | os.PathLike, **overrides: Any) -> RiskLambdaMART:
@@ -517,6 +506,7 @@ class RiskLambdaMART(pt.Estimator, pt.Artifact):
         meta_file = path / _PARAMS_FILE
         meta = _read_meta(meta_file)
         params = {**meta["params"], **overrides}
+        _import_objective(params["objective"], params.pop(_OBJECTIVE_MODULE, None), meta_file)
         # a transformer among the baselines was stored as None: scoring works, fit asks for it again
         unsaved = params.get("baselines")
         if isinstance(unsaved, list) and any(spec is None for spec in unsaved):
@@ -537,6 +527,34 @@ class RiskLambdaMART(pt.Estimator, pt.Artifact):
 
 
 # ---------------------------------------------------------------------- helpers
+_OBJECTIVE_MODULE = "objective_module"
+
+
+def _defaults() -> dict[str, Any]:
+    """RiskLambdaMART's keyword parameters and their defaults: its signature is the one source."""
+    import inspect
+
+    params = inspect.signature(RiskLambdaMART.__init__).parameters.values()
+    return {p.name: p.default for p in params if p.kind is inspect.Parameter.KEYWORD_ONLY}
+
+
+def _import_objective(name: Any, module: Any, meta_file: Path) -> None:
+    """Make sure a saved model's objective is registered: import the module that defines it, if stored."""
+    from .objectives import objective_names
+
+    if not isinstance(name, str) or name in objective_names() or module is None:
+        return
+    import importlib
+
+    try:
+        importlib.import_module(str(module))
+    except ImportError as e:
+        raise ValueError(
+            f"{meta_file}: objective {name!r} comes from module {module!r}, which cannot be imported ({e}); "
+            f"import or register the objective before loading"
+        ) from None
+
+
 def _replace_file(target: Path, text: str) -> None:
     """Write ``text`` to a temporary file beside ``target``, flush it to disk, move it into place."""
     fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
@@ -717,7 +735,7 @@ def _checked_options(
     if objective_params is not None:
         if not isinstance(objective_params, dict):
             raise TypeError("objective_params must be a dict or None")
-        own = sorted(set(objective_params) & {"kind", "alpha", "baseline", "baselines", "cutoff"})
+        own = sorted(set(objective_params) & ({"kind"} | set(_defaults())))
         if own:
             raise TypeError(f"objective_params must not set {own[0]!r}: it is a RiskLambdaMART parameter")
         objective_params = dict(objective_params)

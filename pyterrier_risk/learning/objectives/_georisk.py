@@ -164,10 +164,6 @@ def normal_pdf_cdf_ratio(u: float) -> float:
     return math.sqrt(2.0 / math.pi) / float(erfcx(-u / math.sqrt(2.0)))
 
 
-def _f64(values: np.ndarray) -> np.ndarray:
-    return np.require(values, dtype=np.float64, requirements=["C", "W"])
-
-
 @register_objective
 class GeoRiskObjective(Objective):
     r"""GeoRisk-LM: :math:`\Delta M' = \mathrm{GeoRisk}(M_m + \Delta M) - \mathrm{GeoRisk}(M_m)`.
@@ -225,46 +221,10 @@ class GeoRiskObjective(Objective):
             self.georisk_ratio_ = georisk_ratio(st, r.model)
             return self.georisk_ratio_
         scale = 1.0 if self.georisk_weight == "dincer2016" else st.scale
-        from ._georisk_kernels import SERIES_MAX_U0, exact_rule, incremental_rule
+        from ._georisk_kernels import exact_weights, incremental_weights
 
-        if self.georisk_update == "exact":
-            consts = (
-                st.s_model,
-                st.n_total,
-                st.c,
-                st.alpha,
-                st.georisk,
-                scale,
-                float(st.wa.sum()),
-                float(st.wb.sum()),
-            )
-            state = (
-                _f64(r.model),
-                _f64(st.col_total),
-                _f64(st.wa),
-                _f64(st.wb),
-                st.in_matrix,
-                consts,
-                phi_table(),
-            )
-            return PairWeights(exact_rule, state)
-        series = st.georisk > 0 and st.s_model > 0 and st.phi_u0 > 0 and abs(st.u0) <= SERIES_MAX_U0
-        inv_c = 1.0 / st.c if st.c > 0 else 0.0
-        inv_a0 = 1.0 / (st.s_model * st.phi_u0) if series else 0.0
-        consts = (
-            st.s_model,
-            st.n_total,
-            inv_c,
-            1.0 + st.alpha,
-            st.georisk,
-            scale,
-            float(series),
-            st.phi_u0,
-            inv_a0,
-        )
-        state = (_f64(r.model), _f64(st.col_total), _f64(st.z_rest), _f64(st.z_w), st.in_matrix, consts,
-                 _f64(st.coef), phi_table())  # fmt: skip
-        return PairWeights(incremental_rule, state, batched=True)
+        rule = exact_weights if self.georisk_update == "exact" else incremental_weights
+        return rule(r.model, st, scale, phi_table())
 
     def diagnostics(self, r: Round) -> dict[str, float]:
         """The model's GeoRisk at the start of the round (α > 0)."""

@@ -7,10 +7,12 @@ the default weight (``'ratio'``) is a per-query multiplier and compiles none of 
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 
 from .._jit import jit
+from ._base import PairWeights
 
 PHI_BINS = 1 << 20
 PHI_RANGE = 8.0
@@ -128,17 +130,14 @@ def _deltas_series(
 def incremental_rule(q: int, dbuf: np.ndarray, out: np.ndarray, m: int, state: tuple) -> None:
     """Batched rule, ``georisk_update='incremental'``: only the affected query's z is re-expected.
 
-    ``state`` = (model NDCG, column totals, z_rest, weighted z, in-matrix mask, constants, series
-    coefficients, Φ table); constants = (S, N, 1/c, 1 + α, GeoRisk, scale, use the series, Φ(u0),
-    1/(S·Φ(u0))). A query outside the matrix keeps ``|ΔM|``.
+    ``state``: :func:`incremental_weights`. A query outside the matrix keeps ``|ΔM|``.
     """
-    mm, t_col, z_rest, z_w, inside, consts, coef, table = state
-    s, n_tot, inv_c, w_neg, g0, scale, series, phi0, inv_a0 = consts
+    mm, t_col, z_rest, z_w, inside, s, n_tot, inv_c, w_neg, g0, scale, series, phi0, inv_a0, coef, table = state
     if not inside[q]:
         for k in range(m):
             out[k] = abs(dbuf[k])
         return
-    if series > 0.0:
+    if series:
         _deltas_series(dbuf, out, m, mm[q], t_col[q], z_rest[q], z_w[q], s, n_tot, inv_c, w_neg, g0, coef,
                        phi0, inv_a0, table)  # fmt: skip
         for k in range(m):
@@ -157,13 +156,11 @@ def exact_rule(q: int, dm: float, improving: bool, state: tuple) -> float:
     For an unaffected query k, e'_k = ρ'·T_k with ρ' = S'/N', so z'_k = x_k/√(ρ'T_k) − √(ρ'T_k):
     ZRisk' = ρ'^(-1/2)·Σ w_k x_k/√T_k − ρ'^(1/2)·Σ w_k √T_k over k ≠ j (w_k = 1 or 1 + α by the sign
     of z_k, held from the start of the round), plus the affected query's recomputed w_j z'_j.
-    ``state`` = (model NDCG, column totals, w·x/√T, w·√T, in-matrix mask, constants, Φ table);
-    constants = (S, N, c, α, GeoRisk, scale, Σ w·x/√T, Σ w·√T).
+    ``state``: :func:`exact_weights`.
     """
-    mm, t_col, wa, wb, inside, consts, table = state
+    mm, t_col, wa, wb, inside, s_row, n_tot, c, alpha, g0, scale, a_tot, b_tot, table = state
     if not inside[q]:
         return dm
-    s_row, n_tot, c, alpha, g0, scale, a_tot, b_tot = consts
     d = dm if improving else -dm
     s_new = s_row + d
     t_new = t_col[q] + d
@@ -179,3 +176,28 @@ def exact_rule(q: int, dm: float, improving: bool, state: tuple) -> float:
     if z_new < 0.0:
         z_new *= 1.0 + alpha
     return scale * abs(_georisk_value(s_new, z_rest + z_new, c, table) - g0)
+
+
+def _f64(values: np.ndarray) -> np.ndarray:
+    return np.require(values, dtype=np.float64, requirements=["C", "W"])
+
+
+def incremental_weights(mm: np.ndarray, st: Any, scale: float, table: np.ndarray) -> PairWeights:
+    """:func:`incremental_rule` and its state for a round (``st``: the round's ``GeoRiskRound``)."""
+    series = bool(st.georisk > 0 and st.s_model > 0 and st.phi_u0 > 0 and abs(st.u0) <= SERIES_MAX_U0)
+    inv_c = 1.0 / st.c if st.c > 0 else 0.0
+    inv_a0 = 1.0 / (st.s_model * st.phi_u0) if series else 0.0
+    state = (
+        _f64(mm), _f64(st.col_total), _f64(st.z_rest), _f64(st.z_w), st.in_matrix, st.s_model, st.n_total,
+        inv_c, 1.0 + st.alpha, st.georisk, scale, series, st.phi_u0, inv_a0, _f64(st.coef), table,
+    )  # fmt: skip
+    return PairWeights(incremental_rule, state, batched=True)
+
+
+def exact_weights(mm: np.ndarray, st: Any, scale: float, table: np.ndarray) -> PairWeights:
+    """:func:`exact_rule` and its state for a round (``st``: the round's ``GeoRiskRound``)."""
+    state = (
+        _f64(mm), _f64(st.col_total), _f64(st.wa), _f64(st.wb), st.in_matrix, st.s_model, st.n_total, st.c,
+        st.alpha, st.georisk, scale, float(st.wa.sum()), float(st.wb.sum()), table,
+    )  # fmt: skip
+    return PairWeights(exact_rule, state)

@@ -59,9 +59,6 @@ def alpha_prime(obj: Any, r: Round, *, centred: bool) -> np.ndarray:
 
 def ucro_weights(r: Round, alpha: np.ndarray) -> PairWeights:
     """U-CRO's pair rule (Wang et al. 2012, Theorem 1) with a per-query α (U-CRO: α; T-SARO: α′)."""
-    from ._ucro_kernel import ucro_rule
+    from ._ucro_kernel import ucro_weights as weights
 
-    state = tuple(
-        np.require(a, dtype=np.float64, requirements=["C", "W"]) for a in (r.model, r.baseline, alpha)
-    )
-    return PairWeights(ucro_rule, state)
+    return weights(r, alpha)

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import numpy as np
+
 from .._jit import jit
+from ._base import PairWeights, Round
 
 
 @jit()
@@ -29,3 +32,9 @@ def ucro_delta(dm: float, improving: bool, mm: float, mb: float, alpha: float) -
 def ucro_rule(q: int, dm: float, improving: bool, state: tuple) -> float:
     """The pair rule: ``state`` = (model NDCG, baseline NDCG, α) per query."""
     return ucro_delta(dm, improving, state[0][q], state[1][q], state[2][q])
+
+
+def ucro_weights(r: Round, alpha: np.ndarray) -> PairWeights:
+    """:func:`ucro_rule` and its state with a per-query α (U-CRO: α; T-SARO: α′)."""
+    state = tuple(np.require(a, dtype=np.float64, requirements=["C", "W"]) for a in (r.model, r.baseline, alpha))
+    return PairWeights(ucro_rule, state)

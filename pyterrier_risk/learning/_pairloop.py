@@ -1,0 +1,320 @@
+"""The LambdaMART pair loop (numba), LightGBM 4.x's arithmetic, with a pluggable pair-weight rule.
+
+The loop follows ``LambdarankNDCG`` step by step (docs/objectives.md), so that with unit weights
+the gradients are bit-identical to the native objective: float64 pair arithmetic, a 2^20-bin
+logistic lookup table, float32 accumulation in pair order, and the ``log2(1 + S)/S`` query
+normalisation. It knows no objective: the ``|ΔM|`` of each pair goes through a *rule*, an
+``@numba.njit`` function of the query, ``|ΔM|``, the pair's direction and the rule's state
+(:class:`~.objectives.PairWeights`). :func:`pair_loop` compiles one loop per rule (and per serial
+or parallel build), the first time that rule is used, and caches it on disk: a kind compiles only
+what it uses. A per-query multiplier (plain numpy objectives) is the rule :func:`scale_rule`.
+
+Why numba: the work is a double loop over the document pairs of every query with data-dependent
+branches (truncation, label ties, U-CRO's cases); vectorised in numpy it needs a pairs matrix per
+query and measured ~8x the native time, whereas a compiled loop with ``prange`` over queries runs
+at native speed with no per-pair memory.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import inspect
+import math
+import threading
+import types
+from pathlib import Path
+from typing import Any
+
+import numba as nb
+import numpy as np
+
+from ._jit import jit
+from ._ndcg import SIGMOID_BINS
+
+__all__ = ["pair_loop", "scale_rule", "stable_desc_order_parallel"]
+
+_F32_001 = float(np.float32(0.01))  # LightGBM adds the float literal 0.01f to |Δs|
+_RUN = 16
+
+
+@jit(inline="always")
+def _logistic(delta_score: float, table: np.ndarray, sig_min: float, sig_max: float, sig_factor: float) -> float:
+    """LightGBM's tabulated ``1/(1 + exp(sigmoid·Δs))`` (clamped to the table's ends)."""
+    if delta_score <= sig_min:
+        return table[0]
+    if delta_score >= sig_max:
+        return table[SIGMOID_BINS - 1]
+    return table[int((delta_score - sig_min) * sig_factor)]
+
+
+@jit(inline="always")
+def _pair_lambda(delta: float, delta_score: float, scale_by_score: bool, lr: tuple) -> float:
+    """λ of a pair whose weighted ΔM is ``delta`` (divided by ``0.01f + |Δs|`` when norm scales by the gap)."""
+    if scale_by_score:
+        delta = delta / (_F32_001 + abs(delta_score))
+    return _logistic(delta_score, lr[2], lr[3], lr[4], lr[5]) * (-lr[6] * delta)
+
+
+@jit(inline="always")
+def _pair_update(
+    grad: np.ndarray, hess: np.ndarray, high: int, low: int, delta: float, delta_score: float,
+    scale_by_score: bool, lr: tuple,
+) -> float:  # fmt: skip
+    """One pair's λ and hessian added to ``grad``/``hess`` (LightGBM's arithmetic); returns λ."""
+    sigmoid = lr[6]
+    if scale_by_score:
+        delta = delta / (_F32_001 + abs(delta_score))
+    p_lambda = _logistic(delta_score, lr[2], lr[3], lr[4], lr[5])
+    p_hessian = p_lambda * (1.0 - p_lambda)
+    p_lambda *= -sigmoid * delta
+    p_hessian *= sigmoid * sigmoid * delta
+    grad[low] -= np.float32(p_lambda)
+    hess[low] += np.float32(p_hessian)
+    grad[high] += np.float32(p_lambda)
+    hess[high] += np.float32(p_hessian)
+    return p_lambda
+
+
+@jit(inline="always")
+def _normalise(grad: np.ndarray, hess: np.ndarray, start: int, cnt: int, sum_lambdas: float) -> None:
+    """LightGBM's per-query normalisation: gradients and hessians times log2(1 + S)/S."""
+    if sum_lambdas > 0.0:
+        factor = math.log2(1.0 + sum_lambdas) / sum_lambdas
+        for i in range(cnt):
+            grad[start + i] = np.float32(np.float64(grad[start + i]) * factor)
+            hess[start + i] = np.float32(np.float64(hess[start + i]) * factor)
+
+
+@jit()
+def scale_rule(q: int, dm: float, improving: bool, state: tuple) -> float:
+    """The per-query multiplier rule: ``|ΔM′| = state[0][q]·|ΔM|``."""
+    return dm * state[0][q]
+
+
+def _weight(q: int, dm: float, improving: bool, state: tuple) -> float:  # pragma: no cover - replaced
+    raise NotImplementedError("the pair loop template is compiled with a rule bound to _weight")
+
+
+def _lambdas(
+    scores: np.ndarray, labels: np.ndarray, qstart: np.ndarray, order: np.ndarray,
+    inv_max_dcg: np.ndarray, lr: tuple, state: tuple, native_norm: bool,
+) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
+    """LambdaMART gradients and hessians (float32); each pair's ``|ΔM|`` weighted by ``_weight``.
+
+    ``lr``: LightGBM's constants ``(label_gain, disc, sigmoid table, table min, table max, table factor,
+    sigmoid, lambdarank_norm, truncation level)``. ``native_norm``: the normalisation's ``S`` sums the native
+    (unweighted) λs, so the weights act on top of it; otherwise ``S`` sums the weighted λs. With unit
+    weights the two are the same numbers.
+    """
+    n = scores.shape[0]
+    nq = qstart.shape[0] - 1
+    grad = np.zeros(n, dtype=np.float32)
+    hess = np.zeros(n, dtype=np.float32)
+    label_gain, disc, norm, truncation = lr[0], lr[1], lr[7], lr[8]
+    for q in nb.prange(nq):
+        start = qstart[q]
+        cnt = qstart[q + 1] - start
+        if cnt <= 1:
+            continue
+        imd = inv_max_dcg[q]
+        best = scores[start + order[start]]
+        worst_i = cnt - 1
+        if worst_i > 0 and scores[start + order[start + worst_i]] == -np.inf:
+            worst_i -= 1
+        scale_by_score = norm and best != scores[start + order[start + worst_i]]
+        sum_lambdas = 0.0
+        sum_native = 0.0
+        for i in range(min(cnt - 1, truncation)):
+            di = order[start + i]
+            score_i = scores[start + di]
+            if score_i == -np.inf:
+                continue
+            li = labels[start + di]
+            for j in range(i + 1, cnt):
+                dj = order[start + j]
+                score_j = scores[start + dj]
+                lj = labels[start + dj]
+                if score_j == -np.inf or li == lj:
+                    continue
+                improving = lj > li  # i is ranked above j: the swap improves when j has the higher label
+                if improving:
+                    high, low, delta_score = start + dj, start + di, score_j - score_i
+                    dcg_gap = label_gain[lj] - label_gain[li]
+                else:
+                    high, low, delta_score = start + di, start + dj, score_i - score_j
+                    dcg_gap = label_gain[li] - label_gain[lj]
+                delta = dcg_gap * abs(disc[i] - disc[j]) * imd
+                if native_norm:
+                    sum_native -= 2.0 * _pair_lambda(delta, delta_score, scale_by_score, lr)
+                weighted = _weight(q, delta, improving, state)
+                sum_lambdas -= 2.0 * _pair_update(grad, hess, high, low, weighted, delta_score, scale_by_score, lr)
+        if norm:
+            _normalise(grad, hess, start, cnt, sum_native if native_norm else sum_lambdas)
+    return grad, hess
+
+
+def _lambdas_batched(
+    scores: np.ndarray, labels: np.ndarray, qstart: np.ndarray, order: np.ndarray,
+    inv_max_dcg: np.ndarray, lr: tuple, state: tuple, native_norm: bool,
+) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
+    """:func:`_lambdas` for a batched rule: a query's pairs are collected, weighted at once, then added in order."""
+    n = scores.shape[0]
+    nq = qstart.shape[0] - 1
+    grad = np.zeros(n, dtype=np.float32)
+    hess = np.zeros(n, dtype=np.float32)
+    label_gain, disc, norm, truncation = lr[0], lr[1], lr[7], lr[8]
+    for q in nb.prange(nq):
+        start = qstart[q]
+        cnt = qstart[q + 1] - start
+        if cnt <= 1:
+            continue
+        imd = inv_max_dcg[q]
+        best = scores[start + order[start]]
+        worst_i = cnt - 1
+        if worst_i > 0 and scores[start + order[start + worst_i]] == -np.inf:
+            worst_i -= 1
+        scale_by_score = norm and best != scores[start + order[start + worst_i]]
+        n_top = min(cnt - 1, truncation)
+        cap = n_top * cnt
+        fbuf = np.empty(3 * cap)  # signed ΔM, ΔM′, score differences
+        ibuf = np.empty(2 * cap, dtype=np.int64)  # rows of the higher and the lower label
+        m = 0
+        sum_native = 0.0
+        for i in range(n_top):
+            di = order[start + i]
+            score_i = scores[start + di]
+            if score_i == -np.inf:
+                continue
+            li = labels[start + di]
+            for j in range(i + 1, cnt):
+                dj = order[start + j]
+                score_j = scores[start + dj]
+                lj = labels[start + dj]
+                if score_j == -np.inf or li == lj:
+                    continue
+                improving = lj > li
+                if improving:
+                    high, low, delta_score = start + dj, start + di, score_j - score_i
+                    dcg_gap = label_gain[lj] - label_gain[li]
+                else:
+                    high, low, delta_score = start + di, start + dj, score_i - score_j
+                    dcg_gap = label_gain[li] - label_gain[lj]
+                delta = dcg_gap * abs(disc[i] - disc[j]) * imd
+                if native_norm:
+                    sum_native -= 2.0 * _pair_lambda(delta, delta_score, scale_by_score, lr)
+                fbuf[m] = delta if improving else -delta
+                fbuf[2 * cap + m] = delta_score
+                ibuf[m] = high
+                ibuf[cap + m] = low
+                m += 1
+        _weight(q, fbuf[:cap], fbuf[cap : 2 * cap], m, state)
+        sum_lambdas = 0.0
+        for k in range(m):
+            sum_lambdas -= 2.0 * _pair_update(
+                grad, hess, ibuf[k], ibuf[cap + k], fbuf[cap + k], fbuf[2 * cap + k], scale_by_score, lr
+            )
+        if norm:
+            _normalise(grad, hess, start, cnt, sum_native if native_norm else sum_lambdas)
+    return grad, hess
+
+
+@jit()
+def _merge_sort_desc(scores: np.ndarray, start: int, cnt: int, out: np.ndarray, tmp: np.ndarray) -> None:
+    """Stable descending argsort of scores[start:start+cnt] into out[start:...] (query-local ids).
+
+    Insertion-sorted runs of 16, then bottom-up merges; ties keep the rows' order.
+    """
+    for lo0 in range(0, cnt, _RUN):
+        hi0 = min(lo0 + _RUN, cnt)
+        for i in range(lo0, hi0):
+            v = scores[start + i]
+            k = i
+            while k > lo0 and scores[start + out[start + k - 1]] < v:
+                out[start + k] = out[start + k - 1]
+                k -= 1
+            out[start + k] = i
+    width = _RUN
+    while width < cnt:
+        lo = 0
+        while lo < cnt:
+            mid, hi = min(lo + width, cnt), min(lo + 2 * width, cnt)
+            a, b, k = lo, mid, lo
+            while a < mid and b < hi:
+                if scores[start + out[start + b]] > scores[start + out[start + a]]:  # strictly: stable
+                    tmp[start + k] = out[start + b]
+                    b += 1
+                else:
+                    tmp[start + k] = out[start + a]
+                    a += 1
+                k += 1
+            while a < mid:
+                tmp[start + k] = out[start + a]
+                a += 1
+                k += 1
+            while b < hi:
+                tmp[start + k] = out[start + b]
+                b += 1
+                k += 1
+            lo += 2 * width
+        for i in range(cnt):
+            out[start + i] = tmp[start + i]
+        width *= 2
+
+
+@jit(parallel=True)
+def stable_desc_order_parallel(scores: np.ndarray, qstart: np.ndarray) -> np.ndarray:
+    """:func:`~._ndcg.stable_desc_order` with the queries sorted in parallel (large training sets)."""
+    n = scores.shape[0]
+    order = np.empty(n, dtype=np.int32)
+    tmp = np.empty(n, dtype=np.int32)
+    for q in nb.prange(qstart.shape[0] - 1):
+        _merge_sort_desc(scores, qstart[q], qstart[q + 1] - qstart[q], order, tmp)
+    return order
+
+
+_LOOPS: dict[tuple[Any, bool, bool], Any] = {}
+_LOOPS_LOCK = threading.Lock()
+
+
+def _rule_tag(rule: Any) -> str:
+    """A cache-safe name for a rule: module and name, plus the digest of its source file if not ours."""
+    func = rule.py_func
+    module = func.__module__ or "rule"
+    tag = f"{module.rsplit('.', 1)[-1].lstrip('_')}_{func.__qualname__}".replace(".", "_").replace("<", "")
+    tag = tag.replace(">", "")
+    if not module.startswith("pyterrier_risk."):
+        try:
+            source = Path(inspect.getsourcefile(func) or "").read_bytes()
+        except (OSError, TypeError):
+            source = func.__code__.co_code
+        tag += "_" + hashlib.sha256(source).hexdigest()[:12]
+    return tag
+
+
+def pair_loop(rule: Any, *, batched: bool = False, parallel: bool = False) -> Any:
+    """The compiled pair loop with ``rule`` as its weight (compiled on first use, cached on disk).
+
+    Args:
+        rule: an ``@numba.njit`` function (a dispatcher): ``rule(q, dm, improving, state)``, or with
+            ``batched``, ``rule(q, dm_signed, out, m, state)`` (see :class:`~.objectives.PairWeights`).
+        batched: the rule weights a query's pairs at once.
+        parallel: the ``prange`` over queries runs on numba's threads (else a serial build, which
+            compiles about twice as fast).
+
+    Returns:
+        ``loop(scores, labels, qstart, order, inv_max_dcg, lr, state, native_norm) -> (grad, hess)``.
+    """
+    if not hasattr(rule, "py_func"):
+        raise TypeError(f"a pair rule must be a numba.njit function, got {rule!r}")
+    key = (rule, batched, parallel)
+    with _LOOPS_LOCK:
+        loop = _LOOPS.get(key)
+        if loop is None:
+            template = _lambdas_batched if batched else _lambdas
+            name = f"lambdas_{'batched_' if batched else ''}{_rule_tag(rule)}_{'parallel' if parallel else 'serial'}"
+            scope = {**template.__globals__, "_weight": rule}
+            func = types.FunctionType(template.__code__, scope, name, template.__defaults__, template.__closure__)
+            func.__qualname__ = name
+            func.__doc__ = template.__doc__
+            loop = _LOOPS[key] = jit(parallel=parallel)(func)
+    return loop
