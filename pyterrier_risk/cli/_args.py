@@ -25,7 +25,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..core._significance import DEFAULT_NULL, NULLS
+from ..core import DEFAULT_NULL, NULLS
 from ._common import CLIError
 
 __all__ = ["MAX_DECIMALS", "EvalOptions", "add_eval_arguments", "arrange_eval_argv", "check_alphas",
@@ -318,7 +318,7 @@ def check_alphas(alphas: Sequence[float] | None) -> list[float]:
     The check is the one an ``alpha=`` inside a measure goes through, so ``--alpha 1e308`` and
     ``TRisk(AP,alpha=1e308)`` are accepted alike and ``nan``/``inf``/negative values refused alike.
     """
-    from ..core._validate import check_alpha
+    from ..core import check_alpha
 
     checked, bad = [], []
     for a in [0.0] if not alphas else alphas:

@@ -85,8 +85,8 @@ def _check(args: Any) -> None:
 
 def run_baselines(args: Any) -> int:
     """Run ``pyterrier-risk baselines`` with parsed ``args``; a user error raises :class:`CLIError`."""
-    from ..core._sensitivity import baseline_sensitivity
-    from ..reporting._tables import write_table
+    from ..core import baseline_sensitivity
+    from ..reporting import write_table
     from ._eval import _parse_measures, check_output_paths
     from ._inputs import from_evalfiles, from_runs
 
@@ -130,7 +130,7 @@ def run_baselines(args: Any) -> int:
 
 
 def _plots(result: Any, folder: Path) -> None:
-    from ..reporting._analysis_plots import plot_baseline_ranks, plot_baselines_pca
+    from ..reporting import plot_baseline_ranks, plot_baselines_pca
 
     try:
         plot_baselines_pca(result, path=folder / "baselines_pca.png")

@@ -35,7 +35,7 @@ def notes_from_warnings() -> Iterator[None]:
     The policy functions warn (:mod:`pyterrier_risk.core._topics`); the command prints. Other
     warnings are dropped: the command's own output is the table.
     """
-    from ..core._topics import TopicPolicyWarning
+    from ..core import TopicPolicyWarning
 
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")

@@ -18,7 +18,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from ..data._trec import ensure_writable_dir
+from ..data import ensure_writable_dir
 from ._args import check_alphas, check_decimals, expand_runs
 from ._common import PROG, CLIError, note
 from ._inputs import Inputs, from_evalfiles, from_runs
@@ -53,7 +53,7 @@ _CORRECTION_NAMES = {"bonferroni": "Bonferroni", "sidak": "Šidák", "holm": "Ho
 
 def _correction(method: str | None) -> str | None:
     """The canonical name of a ``--correction`` method (statsmodels' names and aliases)."""
-    from ..core._significance import CORRECTION_METHODS
+    from ..core import CORRECTION_METHODS
 
     if method is None:
         return None
@@ -65,7 +65,7 @@ def _correction(method: str | None) -> str | None:
 
 def _settings(args: Any) -> Settings:
     """Every option that can be checked before anything is read."""
-    from ..experiment._riskeval import RiskTest
+    from ..experiment import RiskTest
 
     alphas = check_alphas(args.alpha)
     check_decimals(args.round)
@@ -108,8 +108,7 @@ def _parse_measures(texts: Sequence[str] | None) -> tuple[list[Any], list[Any]]:
     """The ``--measure`` values split into base measures and risk measures given in full."""
     import os
 
-    from ..measures._checks import parameter_problems
-    from ..measures._risk import RiskMeasure, parse_measure
+    from ..measures import RiskMeasure, parameter_problems, parse_measure
 
     bases, given_risk = [], []
     for text in texts or ["nDCG@20"]:
@@ -132,8 +131,8 @@ def _parse_measures(texts: Sequence[str] | None) -> tuple[list[Any], list[Any]]:
 def _risk_measures(bases: Sequence[Any], alphas: Sequence[float], names: list[str], baseline: str | None,
                    aggregates: Sequence[str], zrisk: bool) -> list[Any]:
     """The risk measures the options ask for, base by base and α by α (named as Experiment names them)."""
-    from ..experiment._riskeval import named_measure
-    from ..measures._risk import GeoRisk, TRisk, URisk, ZRisk
+    from ..experiment import named_measure
+    from ..measures import GeoRisk, TRisk, URisk, ZRisk
 
     row = None if baseline is None else names.index(baseline)
     out: list[Any] = []
@@ -150,7 +149,7 @@ def _risk_measures(bases: Sequence[Any], alphas: Sequence[float], names: list[st
 
 def _aggregates_used(aggregates: Sequence[str], given_risk: Sequence[Any]) -> set[str]:
     """The aggregate baselines (``mean``, ``median``, ``max``) asked for, by ``--baselines`` or a measure."""
-    from ..measures._risk import AGGREGATE_BASELINES
+    from ..measures import AGGREGATE_BASELINES
 
     return set(aggregates) | {m.baseline for m in given_risk if m.baseline in AGGREGATE_BASELINES}
 
@@ -165,7 +164,7 @@ def _with_baseline(given_risk: Sequence[Any], names: list[str], baseline: str | 
     It is named with it by the naming rule of Python's Experiment
     (:func:`~pyterrier_risk.experiment._riskeval.named_measure`).
     """
-    from ..experiment._riskeval import named_measure
+    from ..experiment import named_measure
 
     out = []
     for m in given_risk:
@@ -180,7 +179,7 @@ def _base_test(args: Any) -> tuple[Any, str]:
     """The paired test of the base measures against ``--baseline`` (``--significance``), and its name."""
     from scipy import stats
 
-    from ..core._significance import randomization_test
+    from ..core import randomization_test
 
     if args.test == "t":
         return stats.ttest_rel, "paired t-test"
@@ -194,8 +193,7 @@ def _base_test(args: Any) -> tuple[Any, str]:
 
 def _results(inputs: Inputs, bases: list[Any], risk: list[Any], args: Any, settings: Settings) -> Any:
     """The table of averages (or ``--perquery``'s per-topic table) through Experiment's renderer."""
-    from ..experiment._render import TableOptions, render
-    from ..experiment._riskeval import tables_from_matrices
+    from ..experiment import TableOptions, render, tables_from_matrices
 
     try:
         tables = tables_from_matrices(inputs.matrices, [repr(b) for b in bases], risk, None,
@@ -234,7 +232,7 @@ def _pairs(inputs: Inputs, settings_: list[tuple[Any, float]], args: Any, settin
     """``--all-pairs``: :func:`pyterrier_risk.core.compare_systems` per base measure and α, one table."""
     import pandas as pd
 
-    from ..core._significance import compare_systems
+    from ..core import compare_systems
 
     if args.pairs_test == "tukey" and any(a != 0 for _, a in settings_):
         raise CLIError("--pairs-test tukey compares mean effectiveness: it takes --alpha 0 only (and risk "
@@ -285,11 +283,11 @@ def _auto_layout(table: Any, args: Any, options: dict[str, Any]) -> tuple[str, b
     The width is that of the markdown table (LaTeX columns follow it); CSV, for machines, stays wide.
     A layout other than the plain wide one is named in a note, with the option that gives the wide one.
     """
-    from ..reporting._tables import _format_for, write_table
+    from ..reporting import table_format, write_table
 
     if args.layout != "auto":
         return args.layout, args.short_labels
-    if args.perquery or args.all_pairs or _format_for(args.output, args.format) == "csv":
+    if args.perquery or args.all_pairs or table_format(args.output, args.format) == "csv":
         return "wide", args.short_labels
     candidates = [("wide", args.short_labels), ("wide", True), ("long", args.short_labels), ("long", True)]
     widths = []
@@ -308,7 +306,7 @@ def _auto_layout(table: Any, args: Any, options: dict[str, Any]) -> tuple[str, b
 
 def _write(table: Any, args: Any, settings: Settings) -> str:
     """The table as text (and in ``--output``), with the paper options passed on to ``write_table``."""
-    from ..reporting._tables import write_table
+    from ..reporting import write_table
 
     _, base_test = _base_test(args)
     test = f"{base_test}; risk measures: {settings.risk_test.describe()}"
@@ -379,15 +377,14 @@ def _eval_plots(inputs: Inputs, measure: Any, alphas: Sequence[float], folder: P
 
     GeoRisk vs α and, against the baseline, risk–gain, helped–hurt and T_J per run.
 
-    GeoRisk is drawn over :func:`~pyterrier_risk.reporting._plots.alpha_grid` (21 even steps to the
-    largest α, plus each α asked for), so the cost does not grow with the size of α.
+    GeoRisk is drawn over ``reporting.alpha_grid`` (21 even steps to the largest α, plus each α asked
+    for), so the cost does not grow with the size of α.
     """
     import numpy as np
     import pandas as pd
 
-    from ..core._trisk import trisk
-    from ..core._urisk import risk_reward
-    from ..reporting import _plots as plots
+    from ..core import risk_reward, trisk
+    from ..reporting import alpha_grid, plot_georisk_alpha, plot_helped_hurt, plot_risk_gain, plot_topic_tj
 
     matrix, baseline, written = inputs.matrices[repr(measure)], inputs.baseline, []
     tail = _file_part(repr(measure))
@@ -399,21 +396,21 @@ def _eval_plots(inputs: Inputs, measure: Any, alphas: Sequence[float], folder: P
     try:
         if len(matrix) >= 2:
             with np.errstate(over="ignore"):  # (1 + α) · z → -inf at α near 1e308: GeoRisk is then 0
-                plots.plot_georisk_alpha(matrix, plots.alpha_grid(alphas), path=path("georisk_alpha"),
-                                         title=f"GeoRisk of {len(matrix)} runs on {measure}")
+                plot_georisk_alpha(matrix, alpha_grid(alphas), path=path("georisk_alpha"),
+                                   title=f"GeoRisk of {len(matrix)} runs on {measure}")
         if baseline is not None:
             base = matrix.loc[baseline]
             others = [n for n in matrix.index if n != baseline]
             rows = [{"name": n, **risk_reward(matrix.loc[n], base).as_dict()} for n in others]
             if rows:
-                plots.plot_risk_gain(pd.DataFrame(rows), label=None, path=path("risk_gain"),
-                                     title=f"Risk–gain of each run against {baseline} on {measure}")
+                plot_risk_gain(pd.DataFrame(rows), label=None, path=path("risk_gain"),
+                               title=f"Risk–gain of each run against {baseline} on {measure}")
             for n in others:
-                plots.plot_helped_hurt(matrix.loc[n], base, measure=str(measure), title=f"{n} vs. {baseline}",
-                                       path=path(f"helped_hurt_{_file_part(n)}"))
+                plot_helped_hurt(matrix.loc[n], base, measure=str(measure), title=f"{n} vs. {baseline}",
+                                 path=path(f"helped_hurt_{_file_part(n)}"))
                 tj = {f"α={a:g}": trisk(matrix.loc[n], base, alpha=a).t_j for a in alphas}
-                plots.plot_topic_tj(tj, path=path(f"topic_tj_{_file_part(n)}"),
-                                    title=f"T_J per topic: {n} vs. {baseline} on {measure}")
+                plot_topic_tj(tj, path=path(f"topic_tj_{_file_part(n)}"),
+                              title=f"T_J per topic: {n} vs. {baseline} on {measure}")
     except OSError as e:  # the plots name the path in strerror
         raise CLIError(e.strerror or str(e)) from e
     return written

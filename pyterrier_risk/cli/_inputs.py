@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..data._trec import read_run, run_name
+from ..data import read_run, run_name
 from ._common import CLIError, note, notes_from_warnings
 
 if TYPE_CHECKING:
@@ -52,7 +52,7 @@ def _progress(items: Sequence[Any], desc: str) -> Iterable[Any]:
 
 def load_qrels(spec: str) -> pd.DataFrame:
     """The qrels of ``--qrels`` (a file or an ``irds:`` id); any failure is a one-line error."""
-    from ..data._trec import read_qrels
+    from ..data import read_qrels
 
     try:
         qrels = read_qrels(spec)
@@ -156,7 +156,7 @@ def _read_runs(paths: Sequence[str], qrels: pd.DataFrame, drop_extra: bool) -> t
 def _evaluated(runs: dict[str, Any], qrels: pd.DataFrame, measures: Sequence[Any], topics: list[str]
                ) -> dict[str, pd.DataFrame]:
     """One runs × topics matrix per base measure; an evaluator's failure is a one-line error."""
-    from ..measures._topics import topic_matrix
+    from ..measures import topic_matrix
 
     out: dict[str, pd.DataFrame] = {}
     for measure in _progress(measures, "evaluating"):
@@ -181,8 +181,8 @@ def from_runs(args: Any, bases: Sequence[Any], measures: Sequence[Any], aggregat
         aggregates: the aggregate baselines asked for.
         paths: the run files.
     """
-    from ..core._topics import qrels_topics, topic_set
-    from ..measures._checks import check_gdeval, check_topic_labels
+    from ..core import qrels_topics, topic_set
+    from ..measures import check_gdeval, check_topic_labels
 
     paths, baseline = run_paths(paths, args.baseline)
     check_aggregate_names({run_name(p): p for p in paths}, aggregates)
@@ -207,7 +207,7 @@ def from_runs(args: Any, bases: Sequence[Any], measures: Sequence[Any], aggregat
 def _read_evalfiles(paths: Sequence[str]) -> pd.DataFrame:
     import pandas as pd
 
-    from ..data._evalfiles import read_eval_file
+    from ..data import read_eval_file
 
     _distinct_files(paths, "evaluation file")
     frames = []
@@ -249,7 +249,7 @@ def _evalfile_error(message: str) -> str:
 
 def from_evalfiles(args: Any, bases: Sequence[Any], aggregates: set[str]) -> Inputs:
     """Per-topic values from evaluation files (``trec_eval -q``, gdeval CSV), under the topic policy."""
-    from ..data._evalfiles import eval_matrix
+    from ..data import eval_matrix
 
     frame = _read_evalfiles(args.evalfile)
     names = list(dict.fromkeys(frame["name"]))

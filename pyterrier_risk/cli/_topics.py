@@ -67,7 +67,7 @@ def _settings(args: Any) -> None:
 
 
 def _queries(path: Path | None) -> dict[str, str] | None:
-    from ..experiment._hurt import query_texts
+    from ..experiment import query_texts
 
     if path is None:
         return None
@@ -81,7 +81,7 @@ def _table(inputs: Any, args: Any, queries: dict[str, str] | None) -> Any:
     """:func:`pyterrier_risk.hurt_topics` of the inputs' matrices (as a ``perquery`` table)."""
     import pandas as pd
 
-    from ..experiment._hurt import hurt_topics
+    from ..experiment import hurt_topics
 
     frames = [matrix.rename_axis(index="name", columns="qid").reset_index()
               .melt(id_vars="name", var_name="qid", value_name="value").assign(measure=label)
@@ -97,7 +97,7 @@ def _table(inputs: Any, args: Any, queries: dict[str, str] | None) -> Any:
 
 def run_topics(args: Any) -> int:
     """Run ``pyterrier-risk topics`` with parsed ``args``; a user error raises :class:`CLIError`."""
-    from ..reporting._tables import write_table
+    from ..reporting import write_table
     from ._eval import _parse_measures
     from ._inputs import from_evalfiles, from_runs
 

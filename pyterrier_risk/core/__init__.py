@@ -58,5 +58,22 @@ _EXPORTS = {
     "zrisk": "_zrisk",
     "zrisk_components": "_zrisk",
 }
+# helpers the other layers use (they import a layer through its package, never its private modules)
+_INTERNAL = {
+    "DEFAULT_NULL": "_significance",
+    "NULLS": "_significance",
+    "qrels_topics": "_topics",
+    "warn_extra": "_topics",
+    "warn_missing": "_topics",
+    "normalise_raw": "_ue",
+    "pool_bounds": "_ue",
+    "without_non_relevant": "_ue",
+    "summand_sd": "_urisk",
+    "topic_t_r": "_urisk",
+    "check_alpha": "_validate",
+    "check_int": "_validate",
+    "georisk_from_zrisk": "_zrisk",
+    "row_z_scores": "_zrisk",
+}
 __all__ = list(_EXPORTS)
-__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
+__getattr__, __dir__ = lazy_exports(__name__, {**_EXPORTS, **_INTERNAL})

@@ -112,7 +112,7 @@ def _rr_expectation(n: np.ndarray, m: np.ndarray, k_eff: np.ndarray) -> np.ndarr
     return out
 
 
-def _pool_bounds(
+def pool_bounds(
     codes: np.ndarray,
     n_groups: int,
     labels: np.ndarray,
@@ -167,7 +167,7 @@ def _pool_bounds(
     raise ValueError(f"unsupported base measure {measure!r}; expected one of {BASES}")
 
 
-def _without_non_relevant(
+def without_non_relevant(
     codes: np.ndarray,
     n_groups: int,
     labels: np.ndarray,
@@ -190,7 +190,8 @@ def _without_non_relevant(
     return (n > bad) & (bad == 0)
 
 
-def _normalise(raw: np.ndarray, norm: np.ndarray) -> np.ndarray:
+def normalise_raw(raw: np.ndarray, norm: np.ndarray) -> np.ndarray:
+    """``raw / norm`` per group, 0 where the normaliser is 0 (a pool with nothing to normalise by)."""
     out = np.zeros_like(raw, dtype=float)
     np.divide(raw, norm, out=out, where=norm > 0)
     return out
@@ -260,7 +261,7 @@ def ue_bounds(
         if (codes < 0).any():
             raise ValueError("groups must not contain missing values")
     n_groups = 1 if index is None else len(index)
-    iub_raw, reb_raw, pool_norm = _pool_bounds(codes, n_groups, lab, measure, cutoff, rel, gains, reb)
+    iub_raw, reb_raw, pool_norm = pool_bounds(codes, n_groups, lab, measure, cutoff, rel, gains, reb)
     if norm is None:
         normaliser = pool_norm
     elif isinstance(norm, pd.Series):
@@ -271,7 +272,7 @@ def ue_bounds(
             raise ValueError("norm has no value for some topics")
     else:
         normaliser = np.broadcast_to(_to_float_array(norm, "norm"), (n_groups,))
-    iub, rebv = _normalise(iub_raw, normaliser), _normalise(reb_raw, normaliser)
+    iub, rebv = normalise_raw(iub_raw, normaliser), normalise_raw(reb_raw, normaliser)
     if index is None:
         return UEBounds(float(iub[0]), float(rebv[0]))
     return UEBounds(pd.Series(iub, index=index, name="iub"), pd.Series(rebv, index=index, name="reb"))

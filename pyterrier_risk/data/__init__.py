@@ -31,5 +31,10 @@ _EXPORTS = {
     "read_run": "_trec",
     "read_topics": "_topics_file",
 }
+# helpers the other layers use (they import a layer through its package, never its private modules)
+_INTERNAL = {
+    "ensure_writable_dir": "_trec",
+    "run_name": "_trec",
+}
 __all__ = list(_EXPORTS)
-__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
+__getattr__, __dir__ = lazy_exports(__name__, {**_EXPORTS, **_INTERNAL})

@@ -458,7 +458,7 @@ def eval_matrix(
     """
     import pandas as pd
 
-    from ..core._topics import apply_topic_policy, check_topic_mode, qrels_topics
+    from ..core import apply_topic_policy, check_topic_mode, qrels_topics
 
     check_topic_mode(mode)
     frame = frames if isinstance(frames, pd.DataFrame) else pd.concat(list(frames), ignore_index=True)

@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ..core._validate import check_int
+from ..core import check_int
 from ._trec import _NO_PATH, _label, open_text
 
 if TYPE_CHECKING:  # pragma: no cover

@@ -434,7 +434,7 @@ def read_run(
         copy=False,
     )
     if qrels is not None:
-        from ..core._topics import qrels_topics, warn_extra, warn_missing
+        from ..core import qrels_topics, warn_extra, warn_missing
 
         topics = qrels_topics(qrels["qid"])
         topic_set = set(topics)

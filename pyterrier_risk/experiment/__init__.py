@@ -9,5 +9,13 @@ _EXPORTS = {
     "hurt_topics": "_hurt",
     "query_texts": "_hurt",
 }
+# helpers the other layers use (they import a layer through its package, never its private modules)
+_INTERNAL = {
+    "TableOptions": "_render",
+    "render": "_render",
+    "RiskTest": "_riskeval",
+    "named_measure": "_riskeval",
+    "tables_from_matrices": "_riskeval",
+}
 __all__ = list(_EXPORTS)
-__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
+__getattr__, __dir__ = lazy_exports(__name__, {**_EXPORTS, **_INTERNAL})

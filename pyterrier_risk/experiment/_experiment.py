@@ -28,10 +28,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ..core._topics import qrels_topics, topic_set
-from ..measures._checks import check_evaluation
-from ..measures._risk import AGGREGATE_BASELINES, RiskMeasure
-from ..measures._wrapped import parse_measure, trec_measures
+from ..core import qrels_topics, topic_set
+from ..measures import AGGREGATE_BASELINES, RiskMeasure, check_evaluation, parse_measure, trec_measures
 from ._compat import AssertedValueError, NotAFrameError, TypedValueError, UnknownMeasureError
 from ._render import PerQuery, RiskResult, TableOptions, Tables, check_round, render, test_function
 from ._riskeval import RiskTest, check_risk_measures, resolve_system_index, unique

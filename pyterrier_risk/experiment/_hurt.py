@@ -12,8 +12,7 @@ import os
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Literal
 
-from ..core._hurt import HURT_COLUMNS, topic_hurt
-from ..core._validate import check_alpha, check_int
+from ..core import HURT_COLUMNS, check_alpha, check_int, topic_hurt
 from ._riskeval import resolve_system_index
 
 if TYPE_CHECKING:
@@ -38,10 +37,9 @@ def _label(measure: Any) -> str:
 
 def _from_runs(runs: Mapping[str, Any], qrels: Any, measures: list[Any]) -> dict[str, pd.DataFrame]:
     """``{measure label: systems × topics}`` of run frames or run files, under the topic policy."""
-    from ..core._topics import qrels_topics, warn_extra, warn_missing
-    from ..data._trec import read_qrels, read_run
-    from ..measures._topics import topic_matrices
-    from ..measures._wrapped import parse_measure
+    from ..core import qrels_topics, warn_extra, warn_missing
+    from ..data import read_qrels, read_run
+    from ..measures import parse_measure, topic_matrices
 
     if qrels is None or not measures:
         raise ValueError("hurt_topics: runs need qrels= and measures= (e.g. measures=['nDCG@20'])")
@@ -63,7 +61,7 @@ def _risk_label(label: str) -> bool:
     """Whether a ``perquery`` row label is a risk measure's component (``"TRisk(...) T_R"``)."""
     import ir_measures
 
-    from ..measures._risk import RiskMeasure
+    from ..measures import RiskMeasure
 
     name = label.partition("(")[0]
     return isinstance(ir_measures.measures.registry.get(name), RiskMeasure)
@@ -116,7 +114,7 @@ def query_texts(topics: Any) -> dict[str, str]:
     """``{qid: query}`` of a topics DataFrame (``qid``, ``query``), ``{qid: text}`` or a topics file."""
     import pandas as pd
 
-    from ..data._topics_file import read_topics
+    from ..data import read_topics
 
     if isinstance(topics, (str, os.PathLike)):
         topics = read_topics(topics)

@@ -30,7 +30,7 @@ from ._compat import evaluation_tuple
 if TYPE_CHECKING:
     import pandas as pd
 
-    from ..measures._risk import RiskMeasure
+    from ..measures import RiskMeasure
 
 __all__ = ["RiskResult", "TableOptions", "Tables", "check_round", "render", "test_function"]
 
@@ -67,7 +67,7 @@ class RiskResult:
         systems; the baseline's own NaN p-value is left out of the family), in ``pt.Experiment``'s
         order.
         """
-        from ..core._significance import adjust_p_values
+        from ..core import adjust_p_values
 
         col = repr(self.measure)
         out: dict[str, list[Any]] = {col: [_round(float(v), col, round_) for v in self.value]}
@@ -208,7 +208,7 @@ def _significance(tables: Tables, options: TableOptions) -> tuple[list[str], lis
 
 def _insert_corrections(table: pd.DataFrame, tables: Tables, options: TableOptions) -> None:
     """``"<m> reject"`` and ``"<m> p-value corrected"`` after each p-value column, across systems."""
-    from ..core._significance import adjust_p_values
+    from ..core import adjust_p_values
 
     for m in tables.ordinary:
         pcol = f"{m} p-value"

@@ -20,8 +20,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ..core._significance import DEFAULT_NULL, NULLS
-from ..measures._risk import AGGREGATE_BASELINES, RiskMeasure, baseline_topic_scores
+from ..core import DEFAULT_NULL, NULLS
+from ..measures import AGGREGATE_BASELINES, RiskMeasure, baseline_topic_scores
 from ._render import RiskResult, Tables
 
 if TYPE_CHECKING:
@@ -217,7 +217,7 @@ def _baseline_scores(
     m: RiskMeasure, ref: Baseline, matrix: pd.DataFrame, qrels_irm: pd.DataFrame | None, topic_list: list[str]
 ) -> pd.Series:
     """Per-topic baseline scores of a URisk/TRisk measure."""
-    from ..core._baselines import baseline_scores
+    from ..core import baseline_scores
 
     if ref.row is not None:
         return matrix.iloc[ref.row]
@@ -247,8 +247,7 @@ def evaluate_risk(
     """
     import pandas as pd
 
-    from ..core._urisk import risk_weighted_differences, urisk
-    from ..core._zrisk import georisk, z_scores, zrisk
+    from ..core import georisk, risk_weighted_differences, urisk, z_scores, zrisk
 
     names, topic_list = list(matrix.index), list(matrix.columns)
     if ref is not None and ref.row is not None:
@@ -273,8 +272,7 @@ def _evaluate_trisk(
     """TRisk, its p-value and the per-topic x, T_R and T_J (and their p-values) of every system."""
     import pandas as pd
 
-    from ..core._significance import adjust_p_values, randomization_test, topic_p_values
-    from ..core._trisk import trisk
+    from ..core import adjust_p_values, randomization_test, topic_p_values, trisk
 
     names, topic_list = list(matrix.index), list(matrix.columns)
     vals, pvals = {}, {}
@@ -311,7 +309,7 @@ def _evaluate_break_even(m: RiskMeasure, matrix: pd.DataFrame, b: pd.Series) -> 
     """Break-even α (Gain / Risk, :func:`pyterrier_risk.break_even_alpha`) per system; no per-topic rows."""
     import pandas as pd
 
-    from ..core._hurt import break_even_alpha
+    from ..core import break_even_alpha
 
     values = pd.Series({n: break_even_alpha(matrix.loc[n], b) for n in matrix.index}, dtype=float)
     return RiskResult(m, values, None, {})

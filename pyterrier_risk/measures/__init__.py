@@ -5,6 +5,7 @@ nothing else in ir_measures. All five wrap a base measure the same way (:class:`
 :func:`parse_measure` reads their names as well as every ir_measures and trec_eval name.
 """
 
+from .._lazy import lazy_exports
 from ._breakeven import BreakEven
 from ._risk import GeoRisk, RiskMeasure, TRisk, URisk, ZRisk
 from ._ue import UE
@@ -22,3 +23,17 @@ __all__ = [
     "WrappedMeasure",
     "MeasureNameError",
 ]
+# helpers the other layers use (they import a layer through its package, never its private modules),
+# loaded on first use; the measures above load eagerly, as ir_measures must find them registered
+_INTERNAL = {
+    "check_evaluation": "_checks",
+    "check_gdeval": "_checks",
+    "check_topic_labels": "_checks",
+    "parameter_problems": "_checks",
+    "AGGREGATE_BASELINES": "_risk",
+    "baseline_topic_scores": "_risk",
+    "topic_matrices": "_topics",
+    "topic_matrix": "_topics",
+    "trec_measures": "_wrapped",
+}
+__getattr__, _ = lazy_exports(__name__, _INTERNAL)

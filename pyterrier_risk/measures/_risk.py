@@ -28,8 +28,7 @@ import ir_measures
 from ir_measures import Metric
 from ir_measures.measures import Measure, ParamInfo, register
 
-from ..core._baselines import BASELINE_KINDS
-from ..core._validate import check_alpha
+from ..core import BASELINE_KINDS, check_alpha
 from ._wrapped import MeasureNameError, WrappedMeasure, parse_measure
 
 if TYPE_CHECKING:
@@ -242,7 +241,7 @@ class _URisk(RiskMeasure):
 
     def runtime_impl(self, qrels: pd.DataFrame, run: pd.DataFrame) -> Iterator[Metric]:
         """Per-topic URisk terms against an external baseline run (their mean is URisk)."""
-        from ..core._urisk import risk_weighted_differences
+        from ..core import risk_weighted_differences
         from ._topics import topic_scores
 
         baseline = self.baseline
@@ -265,7 +264,7 @@ class _URisk(RiskMeasure):
 
 @functools.lru_cache(maxsize=8)
 def _read_run_cached(path: str, mtime: float) -> pd.DataFrame:
-    from ..data._trec import read_run
+    from ..data import read_run
 
     return read_run(path)
 

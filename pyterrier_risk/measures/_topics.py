@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from ..core._topics import qrels_topics, warn_extra, warn_missing
+from ..core import qrels_topics, warn_extra, warn_missing
 
 if TYPE_CHECKING:
     import pandas as pd

@@ -149,7 +149,7 @@ class _UE(WrappedMeasure):
         import numpy as np
         import pandas as pd
 
-        from ..core._ue import ue
+        from ..core import ue
 
         self.validate_params()
         base = self.base
@@ -194,7 +194,7 @@ def _bounds_for(
     import numpy as np
     import pandas as pd
 
-    from ..core._ue import _normalise, _pool_bounds
+    from ..core import normalise_raw, pool_bounds
 
     name = base.NAME
     cutoff = base.params.get("cutoff")
@@ -212,20 +212,20 @@ def _bounds_for(
     q_labels = q["relevance"].to_numpy(dtype=float)
     q_pool = np.ones(len(q), dtype=bool) if not judged_only else q_labels >= 0
     # trec_eval's -J (judged_only) also drops documents with a negative label from the ranking
-    q_iub, q_reb, q_norm = _pool_bounds(
+    q_iub, q_reb, q_norm = pool_bounds(
         q_codes[q_pool], len(qids), q_labels[q_pool], name, cutoff, rel, gains, mode
     )
     if measure["pool"] == "qrels":
         _warn_all_relevant(measure, q_codes[q_pool], len(qids), q_labels[q_pool], name, rel, gains)
-        iub, reb = _normalise(q_iub, q_norm), _normalise(q_reb, q_norm)
+        iub, reb = normalise_raw(q_iub, q_norm), normalise_raw(q_reb, q_norm)
     else:
         r = run[["query_id", "doc_id"]].drop_duplicates()
         r = r[r["query_id"].isin(qids)].merge(q, on=["query_id", "doc_id"], how="left")
         labels = r["relevance"].to_numpy(dtype=float)
         codes = qids.get_indexer(r["query_id"])
         keep = np.ones(len(r), dtype=bool) if not judged_only else labels >= 0
-        r_iub, r_reb, _ = _pool_bounds(codes[keep], len(qids), labels[keep], name, cutoff, rel, gains, mode)
-        iub, reb = _normalise(r_iub, q_norm), _normalise(r_reb, q_norm)
+        r_iub, r_reb, _ = pool_bounds(codes[keep], len(qids), labels[keep], name, cutoff, rel, gains, mode)
+        iub, reb = normalise_raw(r_iub, q_norm), normalise_raw(r_reb, q_norm)
     return pd.Series(iub, index=qids), pd.Series(reb, index=qids)
 
 
@@ -237,9 +237,9 @@ def _warn_all_relevant(
     Qrels that list only relevant documents (Vaswani, most QA collections) make a random ordering of
     the judged pool ideal: UE then calls every ranking that misses some of them worse than random.
     """
-    from ..core._ue import _without_non_relevant
+    from ..core import without_non_relevant
 
-    flagged = int(_without_non_relevant(codes, n_topics, labels, name, rel, gains).sum())
+    flagged = int(without_non_relevant(codes, n_topics, labels, name, rel, gains).sum())
     if flagged:
         warnings.warn(
             f"{measure}: on {flagged} of {n_topics} topics the judged documents are all relevant "

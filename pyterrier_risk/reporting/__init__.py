@@ -26,5 +26,10 @@ _EXPORTS = {
     "short_labels": "_layout",
     "tidy_results": "_layout",
 }
+# helpers the other layers use (they import a layer through its package, never its private modules)
+_INTERNAL = {
+    "alpha_grid": "_plots",
+    "table_format": "_text",
+}
 __all__ = list(_EXPORTS)
-__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
+__getattr__, __dir__ = lazy_exports(__name__, {**_EXPORTS, **_INTERNAL})

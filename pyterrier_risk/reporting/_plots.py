@@ -178,7 +178,7 @@ def _near_optimal_hull(ax: Any, line: Any, group: pd.DataFrame, x: str, y: str, 
 
     Returns whether the break-even line was drawn.
     """
-    from ..core._hurt import gain_risk_ratio
+    from ..core import gain_risk_ratio
 
     risk, gain = float(group[x].iloc[0]), float(group[y].iloc[0])
     a_star = gain_risk_ratio(gain, risk)
@@ -333,7 +333,7 @@ def georisk_curves(matrix: pd.DataFrame, alphas: Sequence[float] = DEFAULT_ALPHA
     Returns:
         A DataFrame indexed by α with one column per system.
     """
-    from ..core._zrisk import georisk_curve
+    from ..core import georisk_curve
 
     if not isinstance(matrix, pd.DataFrame):
         matrix = pd.DataFrame(np.asarray(matrix, dtype=float))

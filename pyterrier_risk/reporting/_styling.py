@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import pandas as pd
 
 from ._layout import column_info, long_constants, long_names, melt_frame, short_labels, system_column
-from ._tables import (
+from ._text import (
     _latex_float,
     _latex_tabular,
     _markdown_escape,
