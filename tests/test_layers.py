@@ -134,7 +134,7 @@ def _statements(path, root):
 # a layer the private modules import each other freely.
 # The learning redesign and the move of the demo into the study layer will clear these files; then
 # this allow-list goes.
-_PENDING = ("pyterrier_risk/learning/*.py", "pyterrier_risk/learning/**", "pyterrier_risk/cli/_demo.py")
+_PENDING = ("pyterrier_risk/cli/_demo.py",)
 
 
 def _layer_folders(root):
@@ -169,7 +169,7 @@ def test_a_layer_uses_other_layers_only_through_their_package():
 
 
 def test_the_public_name_rule_catches_a_violation(tmp_path):
-    for layer in ("core", "measures", "learning"):
+    for layer in ("core", "measures", "cli"):
         (tmp_path / "pyterrier_risk" / layer).mkdir(parents=True)
         (tmp_path / "pyterrier_risk" / layer / "__init__.py").write_text("")
     (tmp_path / "pyterrier_risk" / "measures" / "_probe.py").write_text(
@@ -181,7 +181,7 @@ def test_the_public_name_rule_catches_a_violation(tmp_path):
         "from ._risk import RiskMeasure\n"  # allowed: a private module of the same layer
         "from .._lazy import lazy_exports\n"  # allowed: the package utility
     )
-    pending = tmp_path / "pyterrier_risk" / "learning" / "_probe.py"
+    pending = tmp_path / "pyterrier_risk" / "cli" / "_demo.py"
     pending.write_text("from ..core._validate import check_int\n")  # allowed for now: in _PENDING
     bad = _private_cross_layer_imports(tmp_path)
     assert [b.split(" ")[0] for b in bad] == [f"pyterrier_risk/measures/_probe.py:{i}" for i in (1, 2, 3, 5)]

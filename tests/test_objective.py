@@ -16,7 +16,7 @@ from pyterrier_risk.learning import _pairloop as P
 from pyterrier_risk.learning.objectives import Round
 from pyterrier_risk.learning.objectives import _georisk_kernels as GK
 from pyterrier_risk.learning.objectives import _ucro_kernel as UK
-from pyterrier_risk.learning.objectives._georisk import georisk_round
+from pyterrier_risk.learning.objectives._georisk import georisk_round, series_coefficients
 from pyterrier_risk.learning.objectives._shared import alpha_prime
 from pyterrier_risk.learning._objective import KINDS, objective
 
@@ -430,7 +430,7 @@ def test_georisk_batch_series_matches_exact_difference(queries):
     u0 = zw.sum() / c
     phi0 = norm.cdf(u0)
     g0 = math.sqrt(s[-1] / c * phi0)
-    coef = GK.series_coefficients(u0, norm.pdf(u0))
+    coef = series_coefficients(u0, norm.pdf(u0))
     d = np.array([1e-7, -1e-7, 1e-4, -1e-4, 0.01, -0.01, 0.3, -0.3, 0.95, -0.95])
     for j in (0, 7, queries - 1):
         out = np.empty_like(d)

@@ -12,14 +12,17 @@ import math
 import numpy as np
 import pytest
 
-from pyterrier_risk.learning import _kernels as K
-from pyterrier_risk.learning._objective import (
-    GeoRiskRound,
-    _georisk_ratio,
-    _normal_cdf,
-    _phi_table,
-    normal_pdf_cdf_ratio,
-)
+from scipy.special import ndtr as _ndtr
+
+from pyterrier_risk.learning import _ndcg as N
+from pyterrier_risk.learning.objectives import _georisk_kernels as GK
+from pyterrier_risk.learning.objectives._georisk import GeoRiskRound, normal_pdf_cdf_ratio
+from pyterrier_risk.learning.objectives._georisk import georisk_ratio as _georisk_ratio
+from pyterrier_risk.learning.objectives._georisk import phi_table as _phi_table
+
+
+def _normal_cdf(x):
+    return _ndtr(x)  # the Φ of T-SARO/T-FARO's α′ and of GeoRisk's round state
 
 mpmath = pytest.importorskip("mpmath")
 mpmath.mp.dps = 60
@@ -84,7 +87,7 @@ def test_normal_cdf_is_accurate_in_both_tails(u):
 @pytest.mark.parametrize("u", [u for u in GRID if abs(u) < 1e15])
 def test_kernel_phi_table_and_tails(u):
     """The kernels' Φ: interpolated on [−8, 8] (relative error < 4e-9), erfc beyond (no clamp)."""
-    value = K._phi(u, _phi_table())
+    value = GK.phi(u, _phi_table())
     reference = float(mpmath.ncdf(mpmath.mpf(u)))
     assert close(value, reference, 4e-9 if abs(u) < 8 else conditioned(u)), (u, value, reference)
 
@@ -92,7 +95,7 @@ def test_kernel_phi_table_and_tails(u):
 def test_kernel_phi_table_error_bound_on_a_dense_grid():
     table = _phi_table()
     worst = max(
-        abs(K._phi(u, table) / float(mpmath.ncdf(mpmath.mpf(u))) - 1.0)
+        abs(GK.phi(u, table) / float(mpmath.ncdf(mpmath.mpf(u))) - 1.0)
         for u in np.linspace(-8.0, 8.0, 2001)[1:-1] + 3.7e-6  # between table points
     )
     assert worst < 4e-9
@@ -100,14 +103,14 @@ def test_kernel_phi_table_error_bound_on_a_dense_grid():
 
 def test_normal_cdf_table_is_erfc_at_its_points():
     table = _phi_table()
-    points = np.linspace(-K.PHI_RANGE, K.PHI_RANGE, K.PHI_BINS + 1)
-    for i in (0, 1, 12345, K.PHI_BINS // 2, K.PHI_BINS - 1, K.PHI_BINS):
+    points = np.linspace(-GK.PHI_RANGE, GK.PHI_RANGE, GK.PHI_BINS + 1)
+    for i in (0, 1, 12345, GK.PHI_BINS // 2, GK.PHI_BINS - 1, GK.PHI_BINS):
         assert close(table[i], float(mpmath.ncdf(mpmath.mpf(points[i]))), conditioned(points[i]))
 
 
 @pytest.mark.parametrize("sigmoid", [0.5, 1.0, 3.0])
 def test_logistic_table_matches_mpmath(sigmoid):
-    table, lo, hi, factor = K.sigmoid_table(sigmoid)
+    table, lo, hi, factor = N.sigmoid_table(sigmoid)
     for i in (0, 1, 1000, len(table) // 2, len(table) - 1):
         s = lo + i / factor  # the bin's left end, where LightGBM evaluates the logistic
         reference = float(1 / (1 + mpmath.exp(mpmath.mpf(s) * sigmoid)))
@@ -115,7 +118,7 @@ def test_logistic_table_matches_mpmath(sigmoid):
 
 
 def test_discounts_match_mpmath():
-    disc = K.discounts(1000)
+    disc = N.discounts(1000)
     for p in (0, 1, 2, 999):
         assert close(disc[p], float(1 / mpmath.log(p + 2, 2)), 5e-16)
 

@@ -36,7 +36,7 @@ import numpy as np
 import pandas as pd
 import pyterrier as pt
 
-from ..core._validate import check_alpha
+from ..core import check_alpha
 from ._modeltext import check_model_text
 from ._objective import check_objective_options
 from ._options import INT32_MAX, check_count, check_flag

@@ -192,6 +192,8 @@ class RiskObjective:
         spec = self.__dict__.get("spec")
         if spec is not None and (name in _DIAGNOSTICS or any(o.name == name for o in spec.options)):
             return getattr(spec, name, None)
+        if spec is not None and option_readers(name):
+            return None  # an option of other objectives: not read by this one
         raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
 
     # ------------------------------------------------------------------ construction helpers

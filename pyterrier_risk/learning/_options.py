@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from ..core._validate import check_int
+from ..core import check_int
 
 __all__ = ["INT32_MAX", "check_count", "check_flag", "lightgbm_bool"]
 

@@ -26,7 +26,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from ...core._validate import check_alpha
+from ...core import check_alpha
 
 __all__ = ["ALPHA_MAX", "BASELINE_KINDS", "Objective", "Option", "PairWeights", "Round"]
 

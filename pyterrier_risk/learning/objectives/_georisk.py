@@ -9,12 +9,15 @@ from typing import Any
 
 import numpy as np
 
-from ...core._zrisk import georisk_from_zrisk, row_z_scores
+from ...core import georisk_from_zrisk, row_z_scores
 from ._base import Objective, Option, PairWeights, Round
 from ._registry import register_objective
 from ._shared import RISK_NORM
 
-__all__ = ["GeoRiskObjective", "GeoRiskRound", "georisk_ratio", "georisk_round", "normal_pdf_cdf_ratio"]
+__all__ = [
+    "GeoRiskObjective", "GeoRiskRound", "georisk_ratio", "georisk_round", "normal_pdf_cdf_ratio",
+    "series_coefficients",
+]  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -43,6 +46,15 @@ class GeoRiskRound:
     coef: np.ndarray  # a_1..a_5 of the series of ΔΦ about u0
 
 
+def series_coefficients(u0: float, density: float) -> np.ndarray:
+    """ΔΦ = Σ_k a_k·Δu^k (k = 1..5) about u0: a_k = (−1)^(k−1)·He_(k−1)(u0)·φ(u0)/k!."""
+    u2 = u0 * u0
+    he = (1.0, u0, u2 - 1.0, u0 * (u2 - 3.0), u2 * u2 - 6.0 * u2 + 3.0)
+    fact = (1.0, 2.0, 6.0, 24.0, 120.0)
+    return np.array([(-1.0) ** k * he[k] * density / fact[k] for k in range(5)])
+
+
+
 @functools.lru_cache(maxsize=1)
 def phi_table() -> np.ndarray:
     """Φ tabulated for the pair rules (built once per process; read-only)."""
@@ -60,8 +72,6 @@ def georisk_round(mm: np.ndarray, mb: np.ndarray, active: np.ndarray, alpha: flo
     :func:`~pyterrier_risk.georisk`.
     """
     from scipy.special import ndtr
-
-    from ._georisk_kernels import series_coefficients
 
     nq = len(mm)
     cols = np.flatnonzero(active)

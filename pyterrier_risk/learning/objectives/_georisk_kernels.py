@@ -81,14 +81,6 @@ def georisk_delta_fast(
     return abs(math.sqrt(max(s_new, 0.0) * inv_c * phi((z_rest + z_new) * inv_c, table)) - g0)
 
 
-def series_coefficients(u0: float, density: float) -> np.ndarray:
-    """ΔΦ = Σ_k a_k·Δu^k (k = 1..5) about u0: a_k = (−1)^(k−1)·He_(k−1)(u0)·φ(u0)/k!."""
-    u2 = u0 * u0
-    he = (1.0, u0, u2 - 1.0, u0 * (u2 - 3.0), u2 * u2 - 6.0 * u2 + 3.0)
-    fact = (1.0, 2.0, 6.0, 24.0, 120.0)
-    return np.array([(-1.0) ** k * he[k] * density / fact[k] for k in range(5)])
-
-
 @jit(error_model="numpy")
 def _deltas_series(
     dbuf: np.ndarray, out: np.ndarray, m: int, x: float, t_col: float, z_rest: float, zw_q: float,

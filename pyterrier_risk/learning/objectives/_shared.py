@@ -6,15 +6,15 @@ from typing import Any
 
 import numpy as np
 
-from ...core._urisk import risk_weighted_differences, summand_sd, topic_t_r
-from ...core._validate import check_int
+from ...core import risk_weighted_differences, summand_sd, topic_t_r
+from .._options import check_count
 from ._base import Option, PairWeights, Round
 
 __all__ = ["FARO_TR", "RISK_NORM", "SE_ROUND", "alpha_prime", "ucro_weights"]
 
 
 def _round_or_none(value: Any) -> int | None:
-    return check_int(value, "se_round", minimum=0, allow_none=True)
+    return check_count(value, "se_round", minimum=0, allow_none=True)
 
 
 RISK_NORM = Option(
