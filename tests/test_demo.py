@@ -30,17 +30,22 @@ from pyterrier_risk.study import (
     kendall_trend,
     make_model,
     relevance_labels,
-    render_report,
-    short_query,
     study_settings,
-    system_score_features,
-    tj_panels,
     topic_folds,
     trade_table,
     with_tail,
 )
+from pyterrier_risk.study._collection import system_score_features
 from pyterrier_risk.study._crossval import _models_text
-from pyterrier_risk.study._report import _alpha0_text, _breakeven_text, _hurt_text, _kendall_text
+from pyterrier_risk.study._plots import tj_panels
+from pyterrier_risk.study._report import (
+    _alpha0_text,
+    _breakeven_text,
+    _hurt_text,
+    _kendall_text,
+    render_report,
+    short_query,
+)
 
 
 def test_topic_folds_partition():
