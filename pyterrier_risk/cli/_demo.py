@@ -10,10 +10,9 @@ import argparse
 from pathlib import Path
 
 from ..learning import get_objective
-from ..study import DEFAULT_ALPHAS, DEFAULT_DATASET, StudyError, risk_objectives, run_study
+from ..study import DEFAULT_ALPHAS, DEFAULT_DATASET, risk_objectives
 from ._args import check_alphas
 from ._common import CLIError
-from ._eval import check_output_paths
 
 __all__ = ["add_demo_arguments", "run_demo"]
 
@@ -44,6 +43,9 @@ def add_demo_arguments(demo: argparse.ArgumentParser) -> None:
 
 def run_demo(args: argparse.Namespace) -> int:
     """Run ``pyterrier-risk demo`` with parsed ``args``; a user error raises :class:`CLIError`."""
+    from ..study import StudyError, run_study  # PyTerrier, LightGBM: only when the study runs
+    from ._eval import check_output_paths
+
     if args.alpha is not None:
         check_alphas(args.alpha)
     check_output_paths(None, folder=args.out)
