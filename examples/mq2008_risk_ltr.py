@@ -41,11 +41,12 @@ from pyterrier_risk.data import (
     read_mq2008_agg,
     system_runs,
 )
+from pyterrier_risk.study import risk_objectives
 
 DATA = Path(
     os.environ.get("PYTERRIER_RISK_DATA", Path(__file__).resolve().parents[1].parent / "shared" / "data")
 )
-KINDS = ["lambdarank", "urisk", "tsaro", "tfaro", "tfaro_star", "georisk"]
+KINDS = ["lambdarank", *risk_objectives()]  # plain LambdaMART, then every registered risk objective
 ALPHAS = [0.0, 1.0, 5.0, 10.0, 20.0]
 ALPHA_EVAL = 1.0
 MEASURE = nDCG(gains={0: 0, 1: 1, 2: 3}) @ 10  # LightGBM's label_gain 2^l - 1, like the objectives

@@ -52,6 +52,8 @@ from pyterrier_risk.data import (
     read_mq2008_agg,
     system_runs,
 )
+from pyterrier_risk.learning import get_objective
+from pyterrier_risk.study import risk_objectives
 
 DATA = Path(
     os.environ.get("PYTERRIER_RISK_DATA", Path(__file__).resolve().parents[1].parent / "shared" / "data")
@@ -67,8 +69,8 @@ LIGHTGBM = {
     "deterministic": True,
     "force_row_wise": True,
 }
-KINDS = ("urisk", "tsaro", "tfaro", "tfaro_star", "georisk")
-SINGLE = ("urisk", "tsaro", "tfaro")
+KINDS = risk_objectives()  # the registered objectives with a baseline (urisk ... georisk)
+SINGLE = tuple(k for k in KINDS if get_objective(k).baseline == "single")  # against BM25 alone
 RECIPES = {  # recipe -> objective_params
     "default": {},
     "weighted": {"risk_norm": "weighted"},

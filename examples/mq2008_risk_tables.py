@@ -18,7 +18,9 @@ from pathlib import Path
 
 import pandas as pd
 
-KIND_ORDER = ["urisk", "tsaro", "tfaro", "tfaro_star", "georisk"]
+from pyterrier_risk.study import risk_objectives
+
+KIND_ORDER = list(risk_objectives())  # the registry's order: urisk, tsaro, tfaro, tfaro_star, georisk
 RECIPE_ORDER = ["weighted", "dincer2014", "uncentred", "dincer2016", "ndcg_units", "exact", "default"]
 SETS = ["learned", "features", "agg"]
 

@@ -495,7 +495,7 @@ def test_gdeval_measures_refuse_what_gdeval_cannot_read(capsys, small):
 
 
 def test_plots_cost_does_not_grow_with_alpha(capsys, small, monkeypatch):
-    import pyterrier_risk.reporting._plots as plots
+    import pyterrier_risk.study._plots as plots  # the plot path eval --plots shares with the demo
 
     sizes = []
     original = plots.plot_georisk_alpha

@@ -1,4 +1,5 @@
-"""The ``pyterrier-risk demo`` study: its building blocks, and an end-to-end run on irds:cranfield."""
+"""The ``pyterrier-risk demo`` study (:mod:`pyterrier_risk.study`): its building blocks, and an end-to-end
+run on irds:cranfield."""
 
 import io
 import os
@@ -17,34 +18,34 @@ from ir_measures import nDCG
 from scipy.stats import norm
 
 from pyterrier_risk import TRisk
-from pyterrier_risk.cli._demo import (
+from pyterrier_risk.cli._main import main
+from pyterrier_risk.data import read_qrels, read_run, write_qrels, write_run
+from pyterrier_risk.reporting._plots import _wrap
+from pyterrier_risk.study import (
     PLAIN,
-    DemoError,
     Study,
-    _alpha0_text,
-    _breakeven_text,
-    _hurt_text,
-    _kendall_text,
-    _models_text,
+    StudyError,
     candidate_features,
     folds_table,
     kendall_trend,
     make_model,
     relevance_labels,
-    render_report,
-    short_query,
     study_settings,
-    system_score_features,
-    tj_panels,
     topic_folds,
     trade_table,
     with_tail,
-    write_trec_qrels,
-    write_trec_run,
 )
-from pyterrier_risk.cli._main import main
-from pyterrier_risk.data import read_qrels, read_run
-from pyterrier_risk.reporting._plots import _wrap
+from pyterrier_risk.study._collection import system_score_features
+from pyterrier_risk.study._crossval import _models_text
+from pyterrier_risk.study._plots import tj_panels
+from pyterrier_risk.study._report import (
+    _alpha0_text,
+    _breakeven_text,
+    _hurt_text,
+    _kendall_text,
+    render_report,
+    short_query,
+)
 
 
 def test_topic_folds_partition():
@@ -92,13 +93,13 @@ def test_with_tail_keeps_first_stage_order_below_reranked():
 
 def test_write_trec_run_and_qrels_round_trip(tmp_path):
     res = _res([("2", "x", 1.5), ("1", "a", 0.25), ("1", "b", 0.75)])
-    write_trec_run(res, tmp_path / "r.run", "tag")
+    write_run(res, tmp_path / "r.run", "tag")
     back = read_run(tmp_path / "r.run")
     assert back["name"].iloc[0] == "r"
     assert back[["qid", "docno", "rank"]].values.tolist() == [["1", "b", 1], ["1", "a", 2], ["2", "x", 1]]
     assert back["score"].tolist() == [0.75, 0.25, 1.5]
     qrels = pd.DataFrame({"qid": ["1", "1", "2"], "docno": ["a", "b", "x"], "label": [4, 0, 2]})
-    write_trec_qrels(qrels, tmp_path / "qrels.txt")
+    write_qrels(qrels, tmp_path / "qrels.txt")
     back = read_qrels(tmp_path / "qrels.txt")
     assert back[["qid", "docno", "label"]].values.tolist() == qrels.values.tolist()
 
@@ -109,7 +110,7 @@ def test_relevance_labels_cranfield_codes_and_negative_labels():
     # Cleverdon: 1 = complete answer (best) ... 4 = minimum interest; -1 = no interest
     assert mapped["label"].tolist() == [4, 3, 2, 1, 0]
     assert "Cleverdon" in note and qrels["label"].tolist() == [1, 2, 3, 4, -1]  # input left alone
-    with pytest.raises(DemoError, match=r"relevance codes \[7\]"):
+    with pytest.raises(StudyError, match=r"relevance codes \[7\]"):
         relevance_labels("cranfield", qrels.assign(label=[1, 2, 3, 4, 7]))
     mapped, note = relevance_labels("irds:vaswani", qrels.assign(label=[2, 1, 0, -2, -1]))
     assert mapped["label"].tolist() == [2, 1, 0, 0, 0]
@@ -142,7 +143,7 @@ def test_study_settings_and_rerankers():
                          ({"objectives": ["urisk", "urisk"]}, "objectives must be distinct"),
                          ({"alphas": [float("nan")]}, "finite"), ({"alphas": [-1]}, ">= 0"),
                          ({"alphas": []}, "non-empty"), ({"depth": 5}, "at least 10")]:
-        with pytest.raises(DemoError, match=message):
+        with pytest.raises(StudyError, match=message):
             _settings(**bad)
 
 
@@ -208,8 +209,7 @@ def test_alpha0_statement_says_what_was_measured(shift):
         assert row.BM25 == pytest.approx(matrix.loc["BM25", part].mean(), abs=1e-12)
     t_measure = TRisk(nDCG @ 10, alpha=0, baseline="BM25")
     averages = pd.DataFrame({repr(t_measure): [1.23], f"{t_measure!r} p-value": [0.045]}, index=[PLAIN])
-    ev = {"risk": {("TRisk", 0.0): t_measure}, "measure": nDCG @ 10}
-    text = _alpha0_text(averages, folds, ev, "BM25")
+    text = _alpha0_text(averages, folds, t_measure, nDCG @ 10, "BM25")
     word = "higher than" if matrix.loc[PLAIN].mean() > matrix.loc["BM25"].mean() else "lower than"
     assert f"re-ranker is {word} its baseline" in text
     assert f"LambdaMART has mean nDCG@10 {matrix.loc[PLAIN].mean():.4f} and BM25 " \
@@ -218,7 +218,7 @@ def test_alpha0_statement_says_what_was_measured(shift):
 
 
 def test_report_template_fields():
-    text = resources.files("pyterrier_risk.cli").joinpath("report_template.md").read_text(encoding="utf-8")
+    text = resources.files("pyterrier_risk.study").joinpath("report_template.md").read_text(encoding="utf-8")
     fields = {m.group("named") or m.group("braced") for m in string.Template.pattern.finditer(text)
               if m.group("named") or m.group("braced")}
     assert {"alpha0", "trade_table", "folds_table", "findings", "dataset"} <= fields

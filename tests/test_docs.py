@@ -157,7 +157,8 @@ def test_page_examples_run(page: Path, monkeypatch: pytest.MonkeyPatch):
                 f"{page.name} line {block.line}: the block prints but shows no ```text output after it")
 
 
-API_MODULES = ("pyterrier_risk", "pyterrier_risk.data", "pyterrier_risk.reporting", "pyterrier_risk.learning")
+API_MODULES = ("pyterrier_risk", "pyterrier_risk.data", "pyterrier_risk.reporting", "pyterrier_risk.learning",
+               "pyterrier_risk.study")
 _DIRECTIVE = re.compile(r"^\.\. (?:auto|py:)?(?:function|class|data)::\s+(pyterrier_risk[\w.]*)", re.M)
 
 

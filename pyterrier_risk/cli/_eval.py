@@ -89,18 +89,27 @@ def _settings(args: Any) -> Settings:
 
 
 def _check_writable(folder: Path, what: str) -> None:
+    """``folder`` can be created and written in, or a :class:`CLIError` ``cannot write <what>: <why>``."""
     try:
         ensure_writable_dir(folder)
     except OSError as e:
-        raise CLIError(f"cannot write the {what}: {folder}: {e.strerror or e}") from e
+        raise CLIError(f"cannot write {what}: {e.strerror or e}") from e
 
 
-def check_output_paths(output: Path | None, plots: Path | None = None) -> None:
-    """The folders ``--output`` and ``--plots`` write to are writable, checked before anything is read."""
+def check_output_paths(output: Path | None, plots: Path | None = None, *, folder: Path | None = None) -> None:
+    """The folders a command writes to are writable, checked before anything is read.
+
+    Args:
+        output: the ``--output`` file (its folder is checked).
+        plots: the ``--plots`` folder.
+        folder: an output folder (``demo --out``).
+    """
     if output is not None:
-        _check_writable(output.parent, f"output {output}")
+        _check_writable(output.parent, f"the output {output}: {output.parent}")
     if plots is not None:
-        _check_writable(plots, "--plots folder")
+        _check_writable(plots, f"the --plots folder: {plots}")
+    if folder is not None:
+        _check_writable(folder, f"to the output folder {folder}")
 
 
 # -- measures ----------------------------------------------------------------------------------------
@@ -375,42 +384,22 @@ def _file_part(name: str) -> str:
 def _eval_plots(inputs: Inputs, measure: Any, alphas: Sequence[float], folder: Path) -> list[Path]:
     """The paper plots of one base measure, each file name ending with it (``georisk_alpha_AP.png``).
 
-    GeoRisk vs α and, against the baseline, risk–gain, helped–hurt and T_J per run.
+    GeoRisk vs α and, against the baseline, risk–gain, helped–hurt and T_J per run, drawn by
+    :func:`pyterrier_risk.study.plot_against_baseline` (as the demo's report draws them).
 
     GeoRisk is drawn over ``reporting.alpha_grid`` (21 even steps to the largest α, plus each α asked
     for), so the cost does not grow with the size of α.
     """
-    import numpy as np
-    import pandas as pd
+    from ..reporting import alpha_grid
+    from ..study import plot_against_baseline
 
-    from ..core import risk_reward, trisk
-    from ..reporting import alpha_grid, plot_georisk_alpha, plot_helped_hurt, plot_risk_gain, plot_topic_tj
-
-    matrix, baseline, written = inputs.matrices[repr(measure)], inputs.baseline, []
-    tail = _file_part(repr(measure))
-
-    def path(stem: str) -> Path:
-        written.append(folder / f"{stem}_{tail}.png")
-        return written[-1]
-
+    matrix, baseline = inputs.matrices[repr(measure)], inputs.baseline
+    others = [n for n in matrix.index if n != baseline]
     try:
-        if len(matrix) >= 2:
-            with np.errstate(over="ignore"):  # (1 + α) · z → -inf at α near 1e308: GeoRisk is then 0
-                plot_georisk_alpha(matrix, alpha_grid(alphas), path=path("georisk_alpha"),
-                                   title=f"GeoRisk of {len(matrix)} runs on {measure}")
-        if baseline is not None:
-            base = matrix.loc[baseline]
-            others = [n for n in matrix.index if n != baseline]
-            rows = [{"name": n, **risk_reward(matrix.loc[n], base).as_dict()} for n in others]
-            if rows:
-                plot_risk_gain(pd.DataFrame(rows), label=None, path=path("risk_gain"),
-                               title=f"Risk–gain of each run against {baseline} on {measure}")
-            for n in others:
-                plot_helped_hurt(matrix.loc[n], base, measure=str(measure), title=f"{n} vs. {baseline}",
-                                 path=path(f"helped_hurt_{_file_part(n)}"))
-                tj = {f"α={a:g}": trisk(matrix.loc[n], base, alpha=a).t_j for a in alphas}
-                plot_topic_tj(tj, path=path(f"topic_tj_{_file_part(n)}"),
-                              title=f"T_J per topic: {n} vs. {baseline} on {measure}")
+        written = plot_against_baseline(matrix, baseline, folder, measure=str(measure), alphas=alphas,
+                                        groups={f"_{_file_part(n)}": n for n in others},
+                                        georisk_alphas=alpha_grid(alphas),
+                                        suffix=f"_{_file_part(repr(measure))}")
     except OSError as e:  # the plots name the path in strerror
         raise CLIError(e.strerror or str(e)) from e
-    return written
+    return list(written.values())

@@ -15,10 +15,9 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Sequence
-from pathlib import Path
 from typing import NoReturn
 
-from ._args import EvalOptions, add_eval_arguments, arrange_eval_argv, check_alphas
+from ._args import EvalOptions, add_eval_arguments, arrange_eval_argv
 from ._common import EXIT_USAGE, PROG, CLIError, one_line
 
 __all__ = ["CLIError", "main"]
@@ -38,7 +37,7 @@ def _parser() -> tuple[argparse.ArgumentParser, dict[str, tuple[argparse.Argumen
     """The command's parser; per command that takes runs, its subparser and its option arities."""
     from .. import __version__
     from ._baselines import add_baselines_arguments
-    from ._demo import DEFAULT_ALPHAS, DEFAULT_DATASET
+    from ._demo import add_demo_arguments
     from ._topics import add_topics_arguments
 
     parser = _Parser(
@@ -51,20 +50,7 @@ def _parser() -> tuple[argparse.ArgumentParser, dict[str, tuple[argparse.Argumen
         description="Index an ir_datasets corpus with PISA, run several systems and risk-sensitive "
                     "re-rankers (U-CRO against BM25, GeoRisk against all systems; cross-validated over "
                     "topics), and write a Markdown report with the trade per alpha and plots.")
-    demo.add_argument("--dataset", default=DEFAULT_DATASET,
-                      help=f"ir_datasets id (default {DEFAULT_DATASET})")
-    demo.add_argument("--out", default="pyterrier-risk-demo", type=Path,
-                      help="output folder for report.md, plots/, tables/, runs/ "
-                           "(default ./pyterrier-risk-demo)")
-    demo.add_argument("--quick", action="store_true", help="fewer systems, α values, folds and trees")
-    demo.add_argument("--alpha", nargs="+", type=float, default=None, metavar="A",
-                      help=f"risk-sensitivity values (default {' '.join(f'{a:g}' for a in DEFAULT_ALPHAS)})")
-    demo.add_argument("--folds", type=int, default=None, help="cross-validation folds (default 5; quick 3)")
-    demo.add_argument("--objective", default=None,
-                      choices=["urisk", "tsaro", "tfaro", "tfaro_star", "georisk", "lambdarank"],
-                      help="replaces U-CRO (urisk, tsaro, tfaro) or GeoRisk (tfaro_star, georisk) in the "
-                           "study; lambdarank: plain LambdaMART only (default: U-CRO and GeoRisk)")
-    demo.add_argument("--seed", type=int, default=42, help="seed of the folds and of LightGBM")
+    add_demo_arguments(demo)
 
     ev = sub.add_parser(
         "eval", help="risk-sensitive evaluation of TREC run files or per-topic evaluation files",
@@ -82,20 +68,6 @@ def _parser() -> tuple[argparse.ArgumentParser, dict[str, tuple[argparse.Argumen
                     "Runs may come anywhere on the line.")
     return parser, {"eval": (ev, add_eval_arguments(ev)), "topics": (topics, add_topics_arguments(topics)),
                     "baselines": (bl, add_baselines_arguments(bl))}
-
-
-def _demo(args: argparse.Namespace) -> int:
-    from ._demo import DemoError, run_demo
-
-    if args.alpha is not None:
-        check_alphas(args.alpha)
-    try:
-        result = run_demo(args.dataset, args.out, quick=args.quick, alphas=args.alpha, folds=args.folds,
-                          seed=args.seed, objective=args.objective)
-    except DemoError as e:
-        raise CLIError(str(e)) from e
-    print(f"report: {result.report}")
-    return 0
 
 
 def _check_usage(args: argparse.Namespace, sub: argparse.ArgumentParser) -> None:
@@ -134,7 +106,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = _parse(argv)
     try:
         if args.command == "demo":
-            return _demo(args)
+            from ._demo import run_demo
+
+            return run_demo(args)
         if args.command == "topics":
             from ._topics import run_topics
 

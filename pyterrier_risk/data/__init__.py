@@ -1,5 +1,7 @@
 """Data readers: TREC runs and qrels, evaluation output, LETOR files, LETOR 4.0 MQ2008 and MQ2008-agg.
 
+The TREC run and qrels files are also written (:func:`write_run`, :func:`write_qrels`).
+
 Evaluation output is the per-topic output of ``trec_eval -q`` and ``gdeval.pl`` (for when the runs
 are gone); :func:`eval_matrix` turns it into a systems × topics matrix under the topic policy.
 
@@ -30,6 +32,9 @@ _EXPORTS = {
     "read_qrels": "_trec",
     "read_run": "_trec",
     "read_topics": "_topics_file",
+    "ensure_writable_dir": "_trec",
+    "write_qrels": "_writers",
+    "write_run": "_writers",
 }
 # helpers the other layers use (they import a layer through its package, never its private modules)
 _INTERNAL = {

@@ -1,0 +1,52 @@
+"""Writers of TREC run and qrels files.
+
+The counterparts of :func:`~pyterrier_risk.data.read_run` and :func:`~pyterrier_risk.data.read_qrels`:
+what they write reads back unchanged.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+__all__ = ["write_qrels", "write_run"]
+
+
+def write_run(res: pd.DataFrame, path: str | os.PathLike[str], tag: str) -> None:
+    """Write a result frame as a TREC run file (``qid Q0 docno rank score tag``).
+
+    Per topic the documents are written by descending score (ties keep the frame's order) with ranks
+    1, 2, ...; the ``rank`` column of ``res`` is not used. Scores are written as ``repr(float)``, the
+    shortest text that reads back as the same number, so writing creates no ties.
+
+    Args:
+        res: result frame with ``qid``, ``docno`` and ``score``.
+        path: the file to write (replaced).
+        tag: the run tag (last field); must not contain whitespace.
+
+    Raises:
+        ValueError: ``tag`` is empty or contains whitespace.
+    """
+    if not tag or any(ch.isspace() for ch in tag):
+        raise ValueError(f"a TREC run tag must be one non-empty word, got {tag!r}")
+    res = res.sort_values(["qid", "score"], ascending=[True, False], kind="stable")
+    ranks = res.groupby("qid", sort=False).cumcount() + 1
+    lines = [f"{q} Q0 {d} {r} {float(s)!r} {tag}\n" for q, d, r, s in
+             zip(res["qid"], res["docno"], ranks, res["score"], strict=False)]
+    Path(path).write_text("".join(lines), encoding="utf-8")
+
+
+def write_qrels(qrels: pd.DataFrame, path: str | os.PathLike[str]) -> None:
+    """Write qrels as a TREC qrels file (``qid 0 docno label``).
+
+    Args:
+        qrels: frame with ``qid``, ``docno`` and integer ``label`` columns.
+        path: the file to write (replaced).
+    """
+    lines = [f"{q} 0 {d} {int(v)}\n" for q, d, v in zip(qrels["qid"], qrels["docno"], qrels["label"],
+                                                          strict=True)]
+    Path(path).write_text("".join(lines), encoding="utf-8")

@@ -1,0 +1,66 @@
+"""The study: a complete risk-sensitive experiment on an ir_datasets collection (``pyterrier-risk demo``).
+
+:func:`run_study` runs it all; its stages are usable on their own and pass typed results:
+
+* settings: :func:`study_settings` checks the arguments into a :class:`Study` (its :class:`Reranker` s);
+  the objectives come from :func:`pyterrier_risk.learning.get_objective` (:func:`risk_objectives`,
+  :func:`objective_label`);
+* collection: :func:`retrieve` (ir_datasets, PISA index and systems) gives a :class:`Collection`;
+  :func:`candidate_features` builds the re-rankers' features from the systems' results;
+* cross-validation: :func:`topic_folds`, :func:`make_model`, :func:`cross_validated_rerank`,
+  :func:`with_tail`, and :func:`rerank` for the study's runs; :func:`write_runs` writes them as TREC files;
+* evaluation: :func:`evaluate_study` gives an :class:`Evaluation`, :func:`study_tables` the
+  :class:`StudyTables` (:func:`trade_table`, :func:`folds_table`, :func:`risk_table`, ...);
+* plots: :func:`plot_against_baseline` (shared with ``pyterrier-risk eval --plots``), :func:`make_plots`;
+* report: :func:`write_report`; :func:`run_study` returns a :class:`StudyResult`.
+
+A problem the user can fix raises :class:`StudyError` (a ``ValueError``) with a one-line message.
+"""
+
+from __future__ import annotations
+
+from .._lazy import lazy_exports
+
+_EXPORTS = {
+    "BASELINE": "_settings",
+    "DEFAULT_ALPHAS": "_settings",
+    "DEFAULT_DATASET": "_settings",
+    "PLAIN": "_settings",
+    "Reranker": "_settings",
+    "Study": "_settings",
+    "StudyError": "_settings",
+    "objective_label": "_settings",
+    "risk_objectives": "_settings",
+    "study_settings": "_settings",
+    "Collection": "_collection",
+    "candidate_features": "_collection",
+    "relevance_labels": "_collection",
+    "retrieve": "_collection",
+    "cross_validated_rerank": "_crossval",
+    "make_model": "_crossval",
+    "topic_folds": "_crossval",
+    "with_tail": "_crossval",
+    "Evaluation": "_evaluate",
+    "StudyTables": "_evaluate",
+    "breakeven_table": "_evaluate",
+    "evaluate_study": "_evaluate",
+    "folds_table": "_evaluate",
+    "hurt_table": "_evaluate",
+    "kendall_bins": "_evaluate",
+    "kendall_distances": "_evaluate",
+    "kendall_trend": "_evaluate",
+    "multi_table": "_evaluate",
+    "risk_table": "_evaluate",
+    "study_tables": "_evaluate",
+    "trade_table": "_evaluate",
+    "make_plots": "_plots",
+    "plot_against_baseline": "_plots",
+    "risk_gain_points": "_plots",
+    "write_report": "_report",
+    "StudyResult": "_run",
+    "rerank": "_run",
+    "run_study": "_run",
+    "write_runs": "_run",
+}
+__all__ = list(_EXPORTS)
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

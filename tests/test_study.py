@@ -1,0 +1,144 @@
+"""The study layer (:mod:`pyterrier_risk.study`) used from Python on a small synthetic collection (no PISA).
+
+The stages run one after the other on three synthetic systems: the typed results they pass on
+(:class:`Collection`, :class:`Evaluation`, :class:`StudyTables`) and the files they write are checked
+against independent computations.
+"""
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from pyterrier_risk import risk_reward
+from pyterrier_risk.data import read_qrels, read_run
+from pyterrier_risk.learning import get_objective, objective_names
+from pyterrier_risk.study import (
+    BASELINE,
+    PLAIN,
+    Collection,
+    Evaluation,
+    Study,
+    StudyTables,
+    evaluate_study,
+    make_model,
+    make_plots,
+    objective_label,
+    rerank,
+    risk_gain_points,
+    risk_objectives,
+    study_settings,
+    study_tables,
+    write_report,
+    write_runs,
+)
+
+TOPICS, DOCS = 12, 30
+
+
+def _collection(seed=0):
+    """Three systems that score 30 documents per topic: BM25 is noisy relevance, the others noisier."""
+    rng = np.random.default_rng(seed)
+    qids = [str(q) for q in range(1, TOPICS + 1)]
+    labels = {(q, f"d{q}_{d}"): int(rng.integers(0, 3)) for q in qids for d in range(DOCS)}
+    results = {}
+    for name, noise in [(BASELINE, 0.8), ("DPH", 1.0), ("QLD", 1.5)]:
+        rows = [(q, "query " + q, doc, lab + rng.normal(0, noise)) for (q, doc), lab in labels.items()]
+        res = pd.DataFrame(rows, columns=["qid", "query", "docno", "score"])
+        res = res.sort_values(["qid", "score"], ascending=[True, False], kind="stable").reset_index(drop=True)
+        res["rank"] = res.groupby("qid").cumcount()
+        results[name] = res
+    qrels = pd.DataFrame([(q, d, lab) for (q, d), lab in labels.items()], columns=["qid", "docno", "label"])
+    topics = pd.DataFrame({"qid": qids, "query": ["query " + q for q in qids]})
+    return Collection(topics=topics, qrels=qrels, labels="synthetic", results=results, n_docs=TOPICS * DOCS)
+
+
+def test_the_objectives_come_from_the_learners_registry():
+    assert set(risk_objectives()) == {n for n in objective_names() if get_objective(n).baseline != "none"}
+    study = study_settings("x", alphas=[2], objectives=list(risk_objectives()))
+    for spec in study.rerankers()[1:]:
+        assert spec.label == get_objective(spec.objective).label == objective_label(spec.objective)
+        model = make_model(spec, n_systems=3, num_boost_round=2, seed=0)
+        single = get_objective(spec.objective).baseline == "single"
+        # one baseline: the candidates' first-stage score; several: every system's raw-score feature
+        assert model.baselines == (None if single else [0, 2, 4]) and model.baseline == "score"
+    # --objective replaces the default of its family, the family read from the registry
+    for name in risk_objectives():
+        replaced = study_settings("x", objective=name).objectives
+        assert name in replaced and len(replaced) == 2
+
+
+def test_an_objective_without_demo_text_is_described_by_its_label_and_citation(monkeypatch):
+    from pyterrier_risk.study import _report
+
+    monkeypatch.setattr(_report, "_OBJECTIVE_NOTES", {})
+    for name in risk_objectives():
+        spec = get_objective(name)
+        note = _report.objective_note(name, "BM25", 4)
+        assert note.startswith(f"{spec.label} against ") and note.endswith(f"({spec.citation})")
+        assert ("BM25's score" in note) == (spec.baseline == "single")
+
+
+@pytest.fixture(scope="module")
+def pipeline(tmp_path_factory):
+    out = tmp_path_factory.mktemp("study")
+    collection = _collection()
+    study = Study("irds:synthetic", (0.0, 5.0), ("urisk",), folds=3, depth=20, num_boost_round=3, seed=1,
+                  quick=True)
+    results = rerank(collection, study, log=lambda _: None)
+    write_runs(out, results, collection.qrels)
+    ev = evaluate_study(results, collection.topics, collection.qrels, BASELINE, study.alphas)
+    tables = study_tables(ev, results, collection.topics, study, collection.systems)
+    plots = make_plots(ev, tables, study, collection.systems, out / "plots", BASELINE)
+    report = write_report(out, study, ev, tables, collection.systems, n_docs=collection.n_docs,
+                          labels=collection.labels)
+    return out, collection, study, results, ev, tables, plots, report
+
+
+def test_the_stages_pass_typed_results(pipeline):
+    out, collection, study, results, ev, tables, plots, report = pipeline
+    assert isinstance(ev, Evaluation) and isinstance(tables, StudyTables)
+    assert list(results) == [*collection.systems, PLAIN, "U-CRO(a=5)"]
+    assert list(ev.matrix.index) == list(results) and ev.matrix.shape[1] == TOPICS
+    # every run covers every topic, to the same depth: the re-ranked top 20, then BM25's order
+    for name, res in results.items():
+        assert res.groupby("qid").size().eq(DOCS).all(), name
+        if name not in collection.systems:
+            first = results[BASELINE]
+            tail = res[res["rank"] >= 20].merge(first, on=["qid", "docno"], suffixes=("", "_b"))
+            assert (tail["rank"] == tail["rank_b"]).all()
+    # the risk table is the 2012 decomposition of the matrix against BM25
+    risk = tables.risk.set_index("name")
+    for name in ev.matrix.index.drop(BASELINE):
+        rr = risk_reward(ev.matrix.loc[name], ev.matrix.loc[BASELINE])
+        assert risk.loc[name, "Risk"] == pytest.approx(rr.risk, abs=1e-12)
+        assert risk.loc[name, "Gain"] == pytest.approx(rr.gain, abs=1e-12)
+    points = risk_gain_points(ev.matrix, BASELINE).set_index("name")
+    np.testing.assert_allclose(points.loc[risk.index, "gain"], risk["Gain"], atol=1e-12)
+    assert tables.folds["topics"].iloc[1:].sum() == tables.folds["topics"].iloc[0] == TOPICS
+
+
+def test_the_stages_write_runs_tables_plots_and_report(pipeline):
+    out, collection, study, results, ev, tables, plots, report = pipeline
+    back = read_qrels(out / "qrels.txt")
+    assert sorted(back.itertuples(index=False, name=None)) == sorted(
+        collection.qrels.itertuples(index=False, name=None))
+    run = read_run(out / "runs" / "U-CRO(a=5).run")
+    assert len(run) == TOPICS * DOCS and run.groupby("qid")["rank"].min().eq(1).all()
+    names = [name for name, _ in tables.items()]
+    assert sorted(p.stem for p in (out / "tables").glob("*.csv")) == sorted(names)
+    assert "baselines" not in names  # the analysis object is not a table
+    assert set(plots) == {"risk_gain", "helped_hurt", "georisk_alpha", "topic_tj", "kendall", "baselines_pca"}
+    assert all(p.read_bytes()[:4] == b"\x89PNG" for p in plots.values())
+    text = report.read_text(encoding="utf-8")
+    assert "$" not in text and "irds:synthetic" in text
+    assert "U-CRO(a=α)**: `RiskLambdaMART('urisk', alpha=α, baseline='score')`" in text
+
+
+def test_write_run_refuses_a_tag_that_is_not_one_word(tmp_path):
+    from pyterrier_risk.data import write_run
+
+    res = pd.DataFrame({"qid": ["1"], "docno": ["a"], "score": [1.0]})
+    for tag in ["", "two words", "tab\tted"]:
+        with pytest.raises(ValueError, match="one non-empty word"):
+            write_run(res, tmp_path / "r.run", tag)
+    assert not (tmp_path / "r.run").exists()
