@@ -7,8 +7,14 @@ The package is layered:
 * measure adapters (``ir_measures``): :class:`URisk`, :class:`TRisk`, :class:`ZRisk`,
   :class:`GeoRisk`, :class:`UE`;
 * experiment integration: :func:`Experiment` (a superset of ``pt.Experiment``);
-* learning: :func:`objective` (LightGBM custom objectives) and :class:`RiskLambdaMART`;
-* reporting: tables, plots and the ``pyterrier-risk`` command.
+* learning: :func:`objective` (LightGBM custom objectives), :class:`RiskLambdaMART` and the
+  objectives' extension point (:class:`Objective`, :func:`register_objective`);
+* reporting: tables and plots;
+* study: the demo's experiment (collection, systems, features, cross-validation, report);
+* cli: the ``pyterrier-risk`` command.
+
+Each layer imports only itself and lower layers, and other layers only through their package's
+names (``tests/test_layers.py``); ``docs/architecture.md`` says where new code goes.
 
 Names are resolved lazily so that ``import pyterrier_risk`` stays fast; heavy dependencies
 (lightgbm, matplotlib, pyterrier itself) load only when the name that needs them is used.
@@ -71,6 +77,13 @@ _EXPORTS: dict[str, str] = {
     # learning
     "objective": "learning",
     "RiskLambdaMART": "learning",
+    "Objective": "learning",
+    "Option": "learning",
+    "PairWeights": "learning",
+    "Round": "learning",
+    "register_objective": "learning",
+    "get_objective": "learning",
+    "objective_names": "learning",
     "rounds_to_reach": "learning",
     "read_letor": "data",
     "LetorData": "data",

@@ -59,8 +59,12 @@ def test_kernel_status_reports_compiling_loading_and_no_cache(tmp_path):
 
     cache = tmp_path / "cache"
     assert status(str(cache)) == [f"compiling kernels (first use; cached in {cache})"] * 2
-    (cache / "learning_x").mkdir(parents=True)
-    (cache / "learning_x" / "_kernels.lambdas_serial-517.py311.nbi").touch()  # what numba writes
+    env = {**os.environ, "PYTHONPATH": str(REPO), "PYTERRIER_RISK_CACHE_DIR": str(cache)}
+    one_gradient = (  # a small set, one thread: compiles and caches the serial loop only
+        "import numpy as np; from pyterrier_risk import objective; "
+        "objective('lambdarank')(np.array([0, 1, 2, 0.0]), np.zeros(4), None, np.array([2, 2]))"
+    )
+    subprocess.run([sys.executable, "-c", one_gradient], check=True, env=env, timeout=300)
     assert status(str(cache)) == [
         f"loading kernels (cached in {cache})",
         f"compiling kernels (first use; cached in {cache})",

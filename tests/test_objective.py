@@ -532,7 +532,7 @@ def test_degenerate_queries_get_zero_gradient():
 @pytest.mark.parametrize(
     "kwargs, err, match",
     [
-        (dict(kind="nope"), ValueError, "unknown objective kind 'nope'"),
+        (dict(kind="nope"), ValueError, "unknown objective 'nope'"),
         (dict(kind="urisk", alpha=-1, baseline=[1.0]), ValueError, "alpha must be a finite number >= 0"),
         (dict(kind="urisk", alpha=float("nan"), baseline=[1.0]), ValueError, "alpha"),
         (dict(kind="urisk"), ValueError, "needs baseline="),

@@ -89,7 +89,7 @@ def get_objective(name: Any) -> type[Objective]:
     """
     registry = objectives()
     if not isinstance(name, str) or name not in registry:
-        raise ValueError(f"unknown objective kind {name!r}; expected one of {', '.join(registry)}")
+        raise ValueError(f"unknown objective {name!r}; expected one of {', '.join(registry)}")
     return registry[name]
 
 
