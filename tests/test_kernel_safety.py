@@ -21,9 +21,9 @@ import pytest
 from conftest import REPO
 
 from pyterrier_risk.learning import KINDS, objective
-from pyterrier_risk.learning.objectives import Round
 from pyterrier_risk.learning import _ndcg as N
 from pyterrier_risk.learning import _pairloop as P
+from pyterrier_risk.learning.objectives import Round
 from pyterrier_risk.learning.objectives import _georisk_kernels as GK
 from pyterrier_risk.learning.objectives._georisk import georisk_round, phi_table
 
@@ -114,7 +114,8 @@ def test_every_rule_state_holds_real_tables():
         assert obj._bound.lr[2].shape == (N.SIGMOID_BINS,), kind
     assert phi_table().shape == (GK.PHI_BINS + 1,)
     for update, weight in (("incremental", "dincer2016"), ("exact", "ndcg_units")):
-        obj = objective("georisk", alpha=1.0, baselines=baselines, georisk_update=update, georisk_weight=weight)
+        opts = {"georisk_update": update, "georisk_weight": weight}
+        obj = objective("georisk", alpha=1.0, baselines=baselines, **opts)
         obj(scores, _Data(y, group))
         r = Round(index=1, model=obj.model_ndcg_, baseline=obj.baseline_ndcg_, active=obj.active_, alpha=1.0)
         state = obj.spec.weights(r).state
@@ -143,11 +144,13 @@ _ONLY_WHAT_IS_USED = textwrap.dedent(
         def get_weight(s): return None
     kind = sys.argv[1]
     b = np.random.default_rng(0).random((20, 3))
-    kw = {"baselines": b} if kind in ("georisk", "tfaro_star") else {"baseline": b[:, 0]} if kind != "lambdarank" else {}
+    kw = {"baselines": b} if kind in ("georisk", "tfaro_star") else {"baseline": b[:, 0]}
+    kw = {} if kind == "lambdarank" else kw
     obj = ptr.objective(kind, alpha=1.0, **kw)
     obj(np.zeros(20), D()); obj(np.arange(20.0), D())
     print(sorted(loop.py_func.__name__ for loop in P._LOOPS.values()))
-    print(len(P.stable_desc_order_parallel.signatures), "pyterrier_risk.learning.objectives._georisk_kernels" in sys.modules)
+    geo = "pyterrier_risk.learning.objectives._georisk_kernels" in sys.modules
+    print(len(P.stable_desc_order_parallel.signatures), geo)
     """
 )
 
@@ -159,10 +162,11 @@ _ONLY_WHAT_IS_USED = textwrap.dedent(
      ("georisk", "lambdas_pairloop_scale_rule_serial")],
 )  # fmt: skip
 def test_a_kind_compiles_only_its_own_loop(kind, loop, tmp_path):
-    # a fresh process: the small-set path sorts in numpy and compiles one serial loop, that of the kind's rule;
+    # a fresh process: the small-set path sorts in numpy and compiles one serial loop, the kind's rule's;
     # GeoRisk's default weight is a per-query multiplier, so its per-pair kernels are not even imported
     env = {**os.environ, "PYTERRIER_RISK_CACHE_DIR": str(tmp_path)}
-    out = subprocess.run([sys.executable, "-c", _ONLY_WHAT_IS_USED, kind], capture_output=True, text=True, env=env)
+    cmd = [sys.executable, "-c", _ONLY_WHAT_IS_USED, kind]
+    out = subprocess.run(cmd, capture_output=True, text=True, env=env)
     assert out.returncode == 0, out.stderr[-2000:]
     loops, rest = out.stdout.split("\n")[:2]
     assert loops == repr([loop])

@@ -13,12 +13,12 @@ from scipy.stats import norm
 
 from pyterrier_risk.learning import _ndcg as N
 from pyterrier_risk.learning import _pairloop as P
+from pyterrier_risk.learning._objective import KINDS, objective
 from pyterrier_risk.learning.objectives import Round
 from pyterrier_risk.learning.objectives import _georisk_kernels as GK
 from pyterrier_risk.learning.objectives import _ucro_kernel as UK
 from pyterrier_risk.learning.objectives._georisk import georisk_round, series_coefficients
 from pyterrier_risk.learning.objectives._shared import alpha_prime
-from pyterrier_risk.learning._objective import KINDS, objective
 
 GAIN = 2.0 ** np.arange(31) - 1.0
 PHI = GK.normal_cdf_table()
@@ -382,7 +382,8 @@ def test_georisk_deltas_incremental_and_exact():
             signed_inc = georisk_incremental(x, j, d, alpha) - g0
             assert np.sign(signed_inc) == np.sign(d)  # the incremental ΔM' is consistent (paper §6)
             inconsistent += np.sign(exact) != np.sign(d)
-            inc = GK.georisk_delta_fast(d, x[-1, j], t[j], zw.sum() - zw[j], s[-1], n, 1 / 30, 1 + alpha, g0, PHI)
+            zr = zw.sum() - zw[j]
+            inc = GK.georisk_delta_fast(d, x[-1, j], t[j], zr, s[-1], n, 1 / 30, 1 + alpha, g0, PHI)
             assert inc == pytest.approx(abs(signed_inc), rel=1e-6)
             consts = (s[-1], n, 30.0, alpha, g0, 1.0, wa.sum(), wb.sum())
             state = tuple(np.array([v], dtype=float) for v in (x[-1, j], t[j], wa[j], wb[j]))
@@ -446,7 +447,8 @@ def test_georisk_batch_series_matches_exact_difference(queries):
         # the fallback (Φ table, GeoRisk' − GeoRisk) is only as good as the cancellation allows
         np.testing.assert_allclose(out[~series], ref[~series], rtol=1e-6)
         zr = zw.sum() - zw[j]
-        direct = [GK.georisk_delta_fast(v, x[-1, j], t[j], zr, s[-1], n, 1 / c, 1 + alpha, g0, PHI) for v in d]
+        direct = [GK.georisk_delta_fast(v, x[-1, j], t[j], zr, s[-1], n, 1 / c, 1 + alpha, g0, PHI)
+                  for v in d]  # fmt: skip
         # the per-pair path differences two GeoRisk values: close for steps that matter, not for 1e-7
         big = np.abs(d) >= 1e-4
         np.testing.assert_allclose(out[big], np.array(direct)[big], rtol=1e-4)

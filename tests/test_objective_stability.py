@@ -11,7 +11,6 @@ import math
 
 import numpy as np
 import pytest
-
 from scipy.special import ndtr as _ndtr
 
 from pyterrier_risk.learning import _ndcg as N

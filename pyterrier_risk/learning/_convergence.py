@@ -112,8 +112,9 @@ def rounds_to_reach(
 
     def one(curve: np.ndarray) -> float:
         if value is None and curve[-1] < 0:  # f · v_T would lie above v_T: the curve "never reaches" its end
-            raise ValueError(f"a fraction of a negative final value ({curve[-1]:g}) is no target; "
-                             "give value=")
+            raise ValueError(
+                f"a fraction of a negative final value ({curve[-1]:g}) is no target; give value="
+            )
         target = curve[-1] * fraction if value is None else value
         reached = np.flatnonzero(curve >= target - 1e-12 * abs(target))
         return float(reached[0] + 1) if len(reached) else math.nan

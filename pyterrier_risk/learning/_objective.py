@@ -26,8 +26,15 @@ import numpy as np
 
 from ._ndcg import discounts, inverse_max_dcg, ndcg_at, sigmoid_table, stable_desc_order
 from ._options import check_count, check_flag, lightgbm_bool
-from .objectives import ALPHA_MAX, Objective, PairWeights, Round, get_objective, objective_names, option_readers
-from .objectives._base import check_objective_alpha
+from .objectives import (
+    ALPHA_MAX,
+    Objective,
+    PairWeights,
+    Round,
+    get_objective,
+    objective_names,
+    option_readers,
+)
 
 __all__ = ["ALPHA_MAX", "KINDS", "RiskObjective", "check_objective_options", "objective"]
 
@@ -315,7 +322,7 @@ class RiskObjective:
     def _baseline_ndcg(
         self, y: np.ndarray, qstart: np.ndarray, disc: np.ndarray, inv_cut: np.ndarray, parallel: bool
     ) -> np.ndarray | None:
-        """The objective's baseline NDCG (one row, the mean row or the matrix) from the baselines' rankings."""
+        """The objective's baseline NDCG (one row, the mean row or the matrix) from the baselines."""
         b = self._baseline_scores
         if b is None:
             return None
@@ -327,7 +334,10 @@ class RiskObjective:
                 f"pass one score per training row, in training-row order{hint}"
             )
         per_system = np.stack(
-            [self._ndcg(_kernel_array(b[:, s]), y, qstart, disc, inv_cut, parallel)[1] for s in range(b.shape[1])]
+            [
+                self._ndcg(_kernel_array(b[:, s]), y, qstart, disc, inv_cut, parallel)[1]
+                for s in range(b.shape[1])
+            ]
         )
         return self.spec.baseline_ndcg(per_system)
 
@@ -406,7 +416,9 @@ class RiskObjective:
         spec = copy.deepcopy(self.spec)
         systems = 0 if self._baseline_scores is None else self._baseline_scores.shape[1]
         baseline = None if systems == 0 else spec.baseline_ndcg(np.full((systems, 2), 0.4))
-        r = Round(index=0, model=np.full(2, 0.5), baseline=baseline, active=np.ones(2, bool), alpha=self.alpha)
+        r = Round(
+            index=0, model=np.full(2, 0.5), baseline=baseline, active=np.ones(2, bool), alpha=self.alpha
+        )
         try:
             with np.errstate(all="ignore"), warnings.catch_warnings():
                 warnings.simplefilter("ignore")

@@ -38,7 +38,9 @@ _RUN = 16
 
 
 @jit(inline="always")
-def _logistic(delta_score: float, table: np.ndarray, sig_min: float, sig_max: float, sig_factor: float) -> float:
+def _logistic(
+    delta_score: float, table: np.ndarray, sig_min: float, sig_max: float, sig_factor: float
+) -> float:
     """LightGBM's tabulated ``1/(1 + exp(sigmoid·Δs))`` (clamped to the table's ends)."""
     if delta_score <= sig_min:
         return table[0]
@@ -49,7 +51,7 @@ def _logistic(delta_score: float, table: np.ndarray, sig_min: float, sig_max: fl
 
 @jit(inline="always")
 def _pair_lambda(delta: float, delta_score: float, scale_by_score: bool, lr: tuple) -> float:
-    """λ of a pair whose weighted ΔM is ``delta`` (divided by ``0.01f + |Δs|`` when norm scales by the gap)."""
+    """λ of a pair whose weighted ΔM is ``delta`` (over ``0.01f + |Δs|`` when norm scales by the gap)."""
     if scale_by_score:
         delta = delta / (_F32_001 + abs(delta_score))
     return _logistic(delta_score, lr[2], lr[3], lr[4], lr[5]) * (-lr[6] * delta)
@@ -147,7 +149,9 @@ def _lambdas(
                 if native_norm:
                     sum_native -= 2.0 * _pair_lambda(delta, delta_score, scale_by_score, lr)
                 weighted = _weight(q, delta, improving, state)
-                sum_lambdas -= 2.0 * _pair_update(grad, hess, high, low, weighted, delta_score, scale_by_score, lr)
+                sum_lambdas -= 2.0 * _pair_update(
+                    grad, hess, high, low, weighted, delta_score, scale_by_score, lr
+                )
         if norm:
             _normalise(grad, hess, start, cnt, sum_native if native_norm else sum_lambdas)
     return grad, hess
@@ -157,7 +161,7 @@ def _lambdas_batched(
     scores: np.ndarray, labels: np.ndarray, qstart: np.ndarray, order: np.ndarray,
     inv_max_dcg: np.ndarray, lr: tuple, state: tuple, native_norm: bool,
 ) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
-    """:func:`_lambdas` for a batched rule: a query's pairs are collected, weighted at once, then added in order."""
+    """:func:`_lambdas` for a batched rule: a query's pairs are collected, weighted at once, then added."""
     n = scores.shape[0]
     nq = qstart.shape[0] - 1
     grad = np.zeros(n, dtype=np.float32)
@@ -311,9 +315,12 @@ def pair_loop(rule: Any, *, batched: bool = False, parallel: bool = False) -> An
         loop = _LOOPS.get(key)
         if loop is None:
             template = _lambdas_batched if batched else _lambdas
-            name = f"lambdas_{'batched_' if batched else ''}{_rule_tag(rule)}_{'parallel' if parallel else 'serial'}"
+            build = "parallel" if parallel else "serial"
+            name = f"lambdas_{'batched_' if batched else ''}{_rule_tag(rule)}_{build}"
             scope = {**template.__globals__, "_weight": rule}
-            func = types.FunctionType(template.__code__, scope, name, template.__defaults__, template.__closure__)
+            func = types.FunctionType(
+                template.__code__, scope, name, template.__defaults__, template.__closure__
+            )
             func.__qualname__ = name
             func.__doc__ = template.__doc__
             loop = _LOOPS[key] = jit(parallel=parallel)(func)

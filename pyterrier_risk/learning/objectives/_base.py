@@ -168,7 +168,7 @@ class Objective:
         raise NotImplementedError(f"objective {self.name!r} does not define weights()")
 
     def diagnostics(self, r: Round) -> dict[str, float]:
-        """Extra numbers of the round for ``RiskObjective.history_`` (default: queries below a 1-d baseline)."""
+        """The round's extra numbers for ``RiskObjective.history_``, default: queries below a 1-d baseline."""
         if r.baseline is None or r.baseline.ndim != 1:
             return {}
         return {"below": float(np.count_nonzero(r.model[r.active] < r.baseline[r.active]))}

@@ -54,7 +54,6 @@ def series_coefficients(u0: float, density: float) -> np.ndarray:
     return np.array([(-1.0) ** k * he[k] * density / fact[k] for k in range(5)])
 
 
-
 @functools.lru_cache(maxsize=1)
 def phi_table() -> np.ndarray:
     """Φ tabulated for the pair rules (built once per process; read-only)."""

@@ -124,7 +124,9 @@ def incremental_rule(q: int, dbuf: np.ndarray, out: np.ndarray, m: int, state: t
 
     ``state``: :func:`incremental_weights`. A query outside the matrix keeps ``|ΔM|``.
     """
-    mm, t_col, z_rest, z_w, inside, s, n_tot, inv_c, w_neg, g0, scale, series, phi0, inv_a0, coef, table = state
+    mm, t_col, z_rest, z_w, inside, s, n_tot, inv_c, w_neg, g0, scale, series, phi0, inv_a0, coef, table = (
+        state
+    )
     if not inside[q]:
         for k in range(m):
             out[k] = abs(dbuf[k])

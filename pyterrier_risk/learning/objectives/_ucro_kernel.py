@@ -36,5 +36,7 @@ def ucro_rule(q: int, dm: float, improving: bool, state: tuple) -> float:
 
 def ucro_weights(r: Round, alpha: np.ndarray) -> PairWeights:
     """:func:`ucro_rule` and its state with a per-query α (U-CRO: α; T-SARO: α′)."""
-    state = tuple(np.require(a, dtype=np.float64, requirements=["C", "W"]) for a in (r.model, r.baseline, alpha))
+    state = tuple(
+        np.require(a, dtype=np.float64, requirements=["C", "W"]) for a in (r.model, r.baseline, alpha)
+    )
     return PairWeights(ucro_rule, state)
