@@ -110,13 +110,16 @@ class RiskLambdaMART(pt.Estimator, pt.Artifact):
     * a ``pt.Transformer`` that re-scores the same candidates (its output is joined on
       ``qid``/``docno`` and must cover every candidate).
 
-    ``baseline`` is used by ``'urisk'``, ``'tsaro'`` and ``'tfaro'``; ``baselines`` (a list of
-    the above) by ``'tfaro_star'`` and ``'georisk'``, which fall back to ``[baseline]`` when
-    ``baselines`` is None. ``'lambdarank'`` ignores both.
+    ``baseline`` is used by the single-baseline objectives (``'urisk'``, ``'tsaro'``, ``'tfaro'``);
+    ``baselines`` (a list of the above) by the multiple-baseline ones (``'tfaro_star'``,
+    ``'georisk'``), which fall back to ``[baseline]`` when ``baselines`` is None; ``'lambdarank'``
+    ignores both (``get_objective(name).baseline`` says which).
 
     Args:
-        objective: one of ``'lambdarank'``, ``'urisk'``, ``'tsaro'``, ``'tfaro'``,
-            ``'tfaro_star'``, ``'georisk'``.
+        objective: the name of a registered objective: a built-in (``'lambdarank'``, ``'urisk'``,
+            ``'tsaro'``, ``'tfaro'``, ``'tfaro_star'``, ``'georisk'``) or one registered with
+            :func:`~pyterrier_risk.register_objective` (docs/custom_objective.md); its ``baseline``
+            kind decides whether ``baseline`` or ``baselines`` is used.
         alpha: risk-sensitivity, 0 ≤ α ≤ 10⁶ (α = 0 trains plain LambdaMART; the bound keeps
             every float32 gradient finite, docs/objectives.md).
         baseline: the single baseline (see above).

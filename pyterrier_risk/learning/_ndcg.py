@@ -13,7 +13,9 @@ import math
 
 import numpy as np
 
-__all__ = ["SIGMOID_BINS", "discounts", "inverse_max_dcg", "ndcg_at", "sigmoid_table", "stable_desc_order"]
+__all__ = [
+    "SIGMOID_BINS", "discounts", "inverse_max_dcg", "ndcg_at", "query_of_rows", "sigmoid_table", "stable_desc_order",
+]  # fmt: skip
 
 SIGMOID_BINS = 1024 * 1024
 
@@ -44,16 +46,18 @@ def discounts(n: int) -> np.ndarray:
     return np.array([1.0 / math.log2(2.0 + i) for i in range(max(n, 1))])
 
 
-def _query_of_rows(qstart: np.ndarray) -> np.ndarray:
+def query_of_rows(qstart: np.ndarray) -> np.ndarray:
+    """The query index of every row (queries are contiguous blocks starting at ``qstart``)."""
     return np.repeat(np.arange(len(qstart) - 1), np.diff(qstart))
 
 
-def stable_desc_order(scores: np.ndarray, qstart: np.ndarray) -> np.ndarray:
+def stable_desc_order(scores: np.ndarray, qstart: np.ndarray, qid: np.ndarray | None = None) -> np.ndarray:
     """Per query, the stable descending order of ``scores`` (query-local positions, laid out like the rows).
 
-    Ties keep the rows' order, as ``std::stable_sort`` does in LightGBM.
+    Ties keep the rows' order, as ``std::stable_sort`` does in LightGBM. ``qid``: :func:`query_of_rows`,
+    if already at hand.
     """
-    qid = _query_of_rows(qstart)
+    qid = query_of_rows(qstart) if qid is None else qid
     rows = np.lexsort((-scores, qid))
     return (rows - qstart[qid]).astype(np.int32)
 
@@ -72,7 +76,7 @@ def inverse_max_dcg(
     labels: np.ndarray, qstart: np.ndarray, label_gain: np.ndarray, disc: np.ndarray, k: int
 ) -> np.ndarray:
     """1 / max DCG@k per query (0 when the max DCG is 0)."""
-    qid = _query_of_rows(qstart)
+    qid = query_of_rows(qstart)
     ideal = label_gain[labels[np.lexsort((-labels, qid))]]
     best = _dcg_by_rank(ideal, qstart, disc, k)
     return np.divide(1.0, best, out=np.zeros_like(best), where=best > 0.0)
@@ -80,10 +84,13 @@ def inverse_max_dcg(
 
 def ndcg_at(
     order: np.ndarray, labels: np.ndarray, qstart: np.ndarray, label_gain: np.ndarray, disc: np.ndarray,
-    inv_max_dcg: np.ndarray, k: int,
+    inv_max_dcg: np.ndarray, k: int, row_start: np.ndarray | None = None,
 ) -> np.ndarray:  # fmt: skip
-    """NDCG@k per query of the ranking ``order`` (0 where the max DCG@k is 0)."""
-    qid = _query_of_rows(qstart)
-    gains = label_gain[labels[qstart[qid] + order]]
+    """NDCG@k per query of the ranking ``order`` (0 where the max DCG@k is 0).
+
+    ``row_start``: each row's query start ``qstart[query_of_rows(qstart)]``, if already at hand.
+    """
+    row_start = qstart[query_of_rows(qstart)] if row_start is None else row_start
+    gains = label_gain[labels[row_start + order]]
     dcg = _dcg_by_rank(gains, qstart, disc, k)
     return np.where(inv_max_dcg > 0.0, dcg * inv_max_dcg, 0.0)

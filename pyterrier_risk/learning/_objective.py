@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from ._ndcg import discounts, inverse_max_dcg, ndcg_at, sigmoid_table, stable_desc_order
+from ._ndcg import discounts, inverse_max_dcg, ndcg_at, query_of_rows, sigmoid_table, stable_desc_order
 from ._options import check_count, check_flag, lightgbm_bool
 from .objectives import (
     ALPHA_MAX,
@@ -61,6 +61,7 @@ class _Bound:
     labels: np.ndarray
     y: np.ndarray
     qstart: np.ndarray
+    qid: np.ndarray
     inv_trunc: np.ndarray
     inv_cut: np.ndarray
     active: np.ndarray
@@ -302,22 +303,25 @@ class RiskObjective:
         table, sig_min, sig_max, sig_factor = sigmoid_table(self.sigmoid)
         lr = (self.label_gain, disc, table, sig_min, sig_max, sig_factor, self.sigmoid, self.norm,
               self.truncation_level)  # fmt: skip
+        qid = query_of_rows(qstart)
         return _Bound(
-            n=n, group=group, labels=lab, y=y, qstart=qstart, inv_trunc=inv_trunc, inv_cut=inv_cut,
+            n=n, group=group, labels=lab, y=y, qstart=qstart, qid=qid, inv_trunc=inv_trunc, inv_cut=inv_cut,
             active=(qmax != qmin) & (inv_cut > 0), lr=lr,
             mb=self._baseline_ndcg(y, qstart, disc, inv_cut, parallel),
         )  # fmt: skip
 
     def _ndcg(self, scores: np.ndarray, y: np.ndarray, qstart: np.ndarray, disc: np.ndarray,
-              inv_cut: np.ndarray, parallel: bool) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
+              inv_cut: np.ndarray, parallel: bool, qid: np.ndarray | None = None,
+              ) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
         """Per query: the stable descending order of ``scores`` and the NDCG@cutoff of that ranking."""
+        qid = query_of_rows(qstart) if qid is None else qid
         if parallel:
             from ._pairloop import stable_desc_order_parallel
 
             order = stable_desc_order_parallel(scores, qstart)
         else:
-            order = stable_desc_order(scores, qstart)
-        return order, ndcg_at(order, y, qstart, self.label_gain, disc, inv_cut, self.cutoff)
+            order = stable_desc_order(scores, qstart, qid)
+        return order, ndcg_at(order, y, qstart, self.label_gain, disc, inv_cut, self.cutoff, qstart[qid])
 
     def _baseline_ndcg(
         self, y: np.ndarray, qstart: np.ndarray, disc: np.ndarray, inv_cut: np.ndarray, parallel: bool
@@ -468,7 +472,7 @@ class RiskObjective:
         if preds.ndim != 1 or len(preds) != bd.n:
             raise ValueError(f"expected {bd.n} scores, got shape {preds.shape}")
         preds = _kernel_array(preds)
-        order, mm = self._ndcg(preds, bd.y, bd.qstart, bd.lr[1], bd.inv_cut, parallel)
+        order, mm = self._ndcg(preds, bd.y, bd.qstart, bd.lr[1], bd.inv_cut, parallel, bd.qid)
         r = Round(index=self.round_, model=mm, baseline=bd.mb, active=bd.active, alpha=self.alpha)
         loop, state = self._loop(r, parallel)
         native = getattr(self.spec, "risk_norm", "native") == "native" and self.alpha > 0
