@@ -184,6 +184,65 @@ def test_api_page_documents_every_public_name():
     assert not missing, f"public names missing from docs/api.md: {missing}"
 
 
+def _objective_page(name: str) -> Path:
+    """The page of a built-in objective: ``docs/objective_<name>.md``, else the objectives overview."""
+    page = REPO / "docs" / f"objective_{name}.md"
+    return page if page.exists() else REPO / "docs" / "objectives.md"
+
+
+def undocumented_options(cls: type) -> list[str]:
+    """What an objective's page lacks: the objective itself, or an option written as ``name=default``.
+
+    The rule: a built-in objective has its own page ``docs/objective_<name>.md`` (listed in the toctree),
+    or it is a row of the kinds table on ``docs/objectives.md`` (``'lambdarank'``); each of its
+    ``Option`` s appears on that page with its default, as the keyword is written (``se_round=1``).
+    """
+    page = _objective_page(cls.name)
+    text = page.read_text(encoding="utf-8")
+    missing = []
+    if page.name == "objectives.md" and f"`'{cls.name}'`" not in text:
+        missing.append(f"{cls.name}: no docs/objective_{cls.name}.md and no `'{cls.name}'` on objectives.md")
+    index = (REPO / "docs" / "index.md").read_text(encoding="utf-8")
+    if page.name != "objectives.md" and not re.search(rf"^{page.stem}$", index, re.M):
+        missing.append(f"{cls.name}: {page.name} is not in the toctree of docs/index.md")
+    missing += [f"{cls.name}: {page.name} does not show {o.name}={o.default!r}"
+                for o in cls.options if f"{o.name}={o.default!r}" not in text]
+    return missing
+
+
+def test_every_builtin_objective_and_option_is_documented():
+    import pyterrier_risk as ptr
+
+    builtins = [ptr.get_objective(n) for n in ptr.objective_names()]
+    builtins = [cls for cls in builtins if cls.__module__.startswith("pyterrier_risk.")]
+    assert {"lambdarank", "urisk", "georisk"} <= {cls.name for cls in builtins}
+    missing = [problem for cls in builtins for problem in undocumented_options(cls)]
+    assert not missing, "\n".join(missing)
+
+
+def test_an_undocumented_objective_option_is_caught():
+    import pyterrier_risk as ptr
+
+    class Documented(ptr.get_objective("tfaro")):  # not registered: only its name and options are read
+        pass
+
+    class NewOption(Documented):
+        options = (*Documented.options, ptr.Option("zz_new", 3, "an option with no docs"))
+
+    class NewDefault(Documented):
+        options = tuple(ptr.Option(o.name, "other", o.desc) if o.name == "faro_tr" else o
+                        for o in Documented.options)
+
+    class Unknown(ptr.get_objective("lambdarank")):
+        name = "zz_unknown"
+
+    assert undocumented_options(Documented) == []
+    assert undocumented_options(NewOption) == ["tfaro: objective_tfaro.md does not show zz_new=3"]
+    assert undocumented_options(NewDefault) == ["tfaro: objective_tfaro.md does not show faro_tr='other'"]
+    assert undocumented_options(Unknown) == [
+        "zz_unknown: no docs/objective_zz_unknown.md and no `'zz_unknown'` on objectives.md"]
+
+
 def test_readme_test_command_is_what_ci_runs():
     readme = (REPO / "README.md").read_text(encoding="utf-8")
     ci = (REPO / ".ci" / "run").read_text(encoding="utf-8")
