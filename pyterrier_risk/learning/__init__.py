@@ -18,7 +18,6 @@ _EXPORTS = {
     "Round": "objectives",
     "get_objective": "objectives",
     "objective_names": "objectives",
-    "objectives": "objectives",
     "register_objective": "objectives",
     "rounds_to_reach": "_convergence",
     "validation_curve": "_convergence",

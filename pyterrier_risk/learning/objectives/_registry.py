@@ -43,6 +43,7 @@ def register_objective(cls: type[Objective]) -> type[Objective]:
         TypeError: not an ``Objective`` subclass, or its options are not ``Option`` s.
         ValueError: a bad ``name``/``label``/``baseline``, a reserved option name, or a built-in's name.
     """
+    _load_builtins()  # first: the built-ins keep their names and come first
     if not (isinstance(cls, type) and issubclass(cls, Objective)) or cls is Objective:
         raise TypeError(f"register_objective takes a subclass of Objective, got {cls!r}")
     name = cls.name
