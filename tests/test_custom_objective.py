@@ -455,3 +455,33 @@ def test_option_policies():
         ptr.objective("t_cvar", alpha=1.0)
     with pytest.raises(ValueError, match="unknown objective 'no_such'"):
         ptr.objective("no_such")
+
+
+EXEC_RULE = '''
+import numpy as np
+code = """
+import numba, numpy as np, pyterrier_risk as ptr
+@numba.njit
+def rule(q, dm, improving, state):
+    return dm * (1.0 + state[0][q])
+class Dyn(ptr.Objective):
+    name, label = "t_dyn", "Dyn"
+    def weights(self, r):
+        return ptr.PairWeights(rule, (np.full(len(r.model), 0.5),))
+ptr.register_objective(Dyn)
+y = np.array([0, 1, 2, 0, 1, 2]); s = np.array([0.3, 0.1, -0.2, 0.5, 0.0, 0.4])
+print(ptr.objective("t_dyn", alpha=1.0)(y, s, None, np.array([3, 3]))[0].tolist())
+"""
+exec(compile(code, "<a docs page>", "exec"), {"__name__": "docs_page"})  # no importable module
+'''
+
+
+def test_a_rule_defined_by_exec_works_again_in_the_next_process(tmp_path):
+    """A pair rule outside an importable module (a docs page's block) is not cached on disk: a cached
+    loop would make numba re-import the rule's module in the next process (ModuleNotFoundError)."""
+    env = {**os.environ, "PYTHONPATH": str(REPO), "PYTERRIER_RISK_CACHE_DIR": str(tmp_path / "cache")}
+    runs = [subprocess.run([sys.executable, "-c", EXEC_RULE], env=env, capture_output=True, text=True,
+                           timeout=120, check=False) for _ in range(2)]  # fmt: skip
+    for out in runs:
+        assert out.returncode == 0, out.stderr[-2000:]
+    assert runs[0].stdout == runs[1].stdout and len(json.loads(runs[0].stdout)) == 6
