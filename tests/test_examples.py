@@ -95,3 +95,17 @@ def test_mq2008_risk_study_quick(tmp_path):
     assert len(geo_rows) == 4 and all(line.count("|") == 10 for line in geo_rows)
     row = table[(table["kind"] == "urisk") & (table["recipe"] == "default") & (table["alpha"] == 5)].iloc[0]
     assert f"{row['d_risk_bm25']:+.4f}" in next(line for line in urisk_rows if "**default**" in line)
+
+
+def test_cvar_objective_example_quick():
+    text = run_example("examples/cvar_objective.py", "--quick")
+    rows = {cells[0]: cells for cells in (
+        [c.strip() for c in line.strip("|").split("|")] for line in text.splitlines() if line.startswith("| ")
+    ) if cells[0] in ("lambdarank", "urisk", "cvar")}  # fmt: skip
+    assert set(rows) == {"lambdarank", "urisk", "cvar"} and "156 test queries" in text
+    assert rows["cvar"][1] == "5" and rows["lambdarank"][-1] == "1.0000"
+    for cells in rows.values():  # hurt + helped never exceed the 156 test queries
+        assert 0 <= int(cells[6]) + int(cells[7]) <= 156 and 0 < float(cells[3]) < 1
+    # the closing line names exactly the models whose p-value is shown below 0.05
+    significant = sorted(m for m, cells in rows.items() if m != "lambdarank" and float(cells[-1]) < 0.05)
+    assert f"with p < 0.05: {', '.join(significant) if significant else 'none'} (one fold" in text

@@ -20,6 +20,7 @@ from __future__ import annotations
 import hashlib
 import inspect
 import math
+import sys
 import threading
 import types
 from pathlib import Path
@@ -295,6 +296,17 @@ def _rule_tag(rule: Any) -> str:
     return tag
 
 
+def _cacheable(rule: Any) -> bool:
+    """Whether the loop of ``rule`` may be cached on disk (else it compiles in memory, once per process).
+
+    A process loading the cached loop re-imports the rule's module: a rule defined outside an
+    importable module (by ``exec``, as the docs' examples are) would make every later load fail.
+    """
+    func = rule.py_func
+    module = sys.modules.get(func.__module__ or "")
+    return module is not None and getattr(module, "__dict__", None) is func.__globals__
+
+
 def pair_loop(rule: Any, *, batched: bool = False, parallel: bool = False) -> Any:
     """The compiled pair loop with ``rule`` as its weight (compiled on first use, cached on disk).
 
@@ -323,5 +335,6 @@ def pair_loop(rule: Any, *, batched: bool = False, parallel: bool = False) -> An
             )
             func.__qualname__ = name
             func.__doc__ = template.__doc__
-            loop = _LOOPS[key] = jit(parallel=parallel)(func)
+            compile_loop = jit(parallel=parallel) if _cacheable(rule) else nb.njit(parallel=parallel)
+            loop = _LOOPS[key] = compile_loop(func)
     return loop
