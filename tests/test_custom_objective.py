@@ -325,6 +325,23 @@ def test_saved_custom_objective_loads_in_a_fresh_process(tmp_path, monkeypatch):
     assert "\n" not in error and "'no_such_module_xyz'" in error and "'t_saved_cvar'" in error
 
 
+def test_an_objective_of_a_script_is_saved_without_a_module_and_load_says_what_to_do(tmp_path):
+    # __main__ is the loading process's script, not the saving one's: it is not stored, and a load that
+    # does not know the objective says so in one line instead of an unknown-name error
+    cls = type("ScriptCVaR", (CVaR,), {"name": "t_script_cvar", "__module__": "__main__"})
+    ptr.register_objective(cls)
+    res, qrels = synthetic()
+    model = ptr.RiskLambdaMART("t_script_cvar", alpha=1.0, baseline="score", num_boost_round=2,
+                               early_stopping_rounds=None, verbose=False, **FAST)  # fmt: skip
+    model.fit(res, qrels).save(tmp_path / "model")
+    stored = json.loads((tmp_path / "model" / "risk_lambdamart.json").read_text())["params"]
+    assert "objective_module" not in stored
+    del _registry._REGISTRY["t_script_cvar"]
+    with pytest.raises(ValueError, match="'t_script_cvar' is not registered in this process") as e:
+        ptr.RiskLambdaMART.load(tmp_path / "model")
+    assert "\n" not in str(e.value)
+
+
 # ----------------------------------------------------------------------------- (d) registry and option errors
 def objective_class(**attrs):
     def weights(self, r):

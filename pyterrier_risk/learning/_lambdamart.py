@@ -492,7 +492,7 @@ class RiskLambdaMART(pt.Estimator, pt.Artifact):
         if self.baselines is not None:
             params["baselines"] = [_spec_to_json(s, f"baselines[{i}]") for i, s in enumerate(self.baselines)]
         module = get_objective(self.objective).__module__
-        if not module.startswith("pyterrier_risk."):
+        if not module.startswith("pyterrier_risk.") and module != "__main__":  # a script is not importable
             params[_OBJECTIVE_MODULE] = module
         return {**params, **self.lightgbm_params}
 
@@ -545,8 +545,13 @@ def _import_objective(name: Any, module: Any, meta_file: Path) -> None:
     """Make sure a saved model's objective is registered: import the module that defines it, if stored."""
     from .objectives import objective_names
 
-    if not isinstance(name, str) or name in objective_names() or module is None:
+    if not isinstance(name, str) or name in objective_names():
         return
+    if module is None:
+        raise ValueError(
+            f"{meta_file}: objective {name!r} is not registered in this process: define or import it "
+            f"(register_objective) before loading (known: {', '.join(objective_names())})"
+        )
     import importlib
 
     try:

@@ -62,8 +62,6 @@ def register_objective(cls: type[Objective]) -> type[Objective]:
             raise TypeError(f"objective {name!r}: options must be Option(...) objects, got {opt!r}")
         if opt.name in RESERVED_OPTIONS:
             raise ValueError(f"objective {name!r}: option {opt.name!r} is a reserved name (the driver's own)")
-    if not cls.__module__.startswith(__package__):
-        _load_builtins()  # else a built-in loaded later would silently replace a user class of its name
     previous = _REGISTRY.get(name)
     builtin = previous is not None and previous.__module__.startswith(__package__)
     if builtin and previous is not cls:
