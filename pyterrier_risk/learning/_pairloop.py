@@ -183,7 +183,7 @@ def _lambdas_batched(
         cap = n_top * cnt
         fbuf = np.empty(3 * cap)  # signed ΔM, ΔM′, score differences
         ibuf = np.empty(2 * cap, dtype=np.int64)  # rows of the higher and the lower label
-        m = 0
+        m = np.int64(0)  # not the literal 0: the rule would compile twice (Literal[int] and int64)
         sum_native = 0.0
         for i in range(n_top):
             di = order[start + i]
