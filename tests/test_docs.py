@@ -132,8 +132,21 @@ def test_output_comparison_can_fail():
     assert output_mismatch("1.5e-03", "1.4e-03") is None and output_mismatch("1.7e-03", "1.4e-03")
 
 
+@pytest.fixture
+def page_registry():
+    """The objectives a page registers (docs/custom_objective.md) are its own: the registry is restored
+    after it (through the private dict: there is no public unregister), as each page runs in a fresh
+    namespace."""
+    from pyterrier_risk.learning.objectives import _registry
+
+    before = dict(_registry.objectives())
+    yield
+    _registry._REGISTRY.clear()
+    _registry._REGISTRY.update(before)
+
+
 @pytest.mark.parametrize("page", [p for p in PAGES if p.name not in NO_CODE_PAGES], ids=lambda p: p.name)
-def test_page_examples_run(page: Path, monkeypatch: pytest.MonkeyPatch):
+def test_page_examples_run(page: Path, monkeypatch: pytest.MonkeyPatch, page_registry):
     blocks = python_blocks(page)
     if any(block.code.lstrip().startswith("# requires: shared-data") for block in blocks):
         data_path()
