@@ -14,7 +14,8 @@ import math
 import numpy as np
 
 __all__ = [
-    "SIGMOID_BINS", "discounts", "inverse_max_dcg", "ndcg_at", "query_of_rows", "sigmoid_table", "stable_desc_order",
+    "SIGMOID_BINS", "discounts", "inverse_max_dcg", "ndcg_at", "query_of_rows", "sigmoid_table",
+    "stable_desc_order",
 ]  # fmt: skip
 
 SIGMOID_BINS = 1024 * 1024

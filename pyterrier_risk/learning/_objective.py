@@ -503,7 +503,8 @@ class RiskObjective:
         if not (np.isfinite(mult).all() and (mult >= 0).all()):
             bad = int(np.flatnonzero(~(np.isfinite(mult) & (mult >= 0)))[0])
             raise ValueError(
-                f"objective {self.kind!r}: weights() must be finite and >= 0, query {bad} has {float(mult[bad])!r}"
+                f"objective {self.kind!r}: weights() must be finite and >= 0, query {bad} has "
+                f"{float(mult[bad])!r}"
             )
         return pair_loop(scale_rule, parallel=parallel), (_kernel_array(mult),)
 
