@@ -717,3 +717,16 @@ def test_round_georisk_and_alpha_prime_equal_the_evaluation_functions(seed, alph
     # the centred T_R: TRisk's per-topic T_R less its mean (TRisk's x / s_x, shifted by the mean URisk / s_x)
     ap = alpha_prime(obj, r, centred=True)
     np.testing.assert_allclose(ap[active], alpha * (1.0 - norm.cdf(t_r - t_r.mean())), rtol=1e-9, atol=1e-12)
+
+
+def test_the_reserved_option_names_are_the_drivers_own():
+    # an objective may not declare an option RiskObjective or LightGBM's lambdarank settings read: the
+    # registry's list of them is checked against the driver's signature, so the two cannot drift apart
+    import inspect
+
+    from pyterrier_risk.learning._objective import _LAMBDARANK_DEFAULTS, RiskObjective
+    from pyterrier_risk.learning.objectives._registry import RESERVED_OPTIONS
+
+    params = inspect.signature(RiskObjective.__init__).parameters.values()
+    own = {p.name for p in params if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)} - {"self"}
+    assert RESERVED_OPTIONS == own | set(_LAMBDARANK_DEFAULTS)

@@ -94,6 +94,46 @@ def scale_rule(q: int, dm: float, improving: bool, state: tuple) -> float:
     return dm * state[0][q]
 
 
+@jit(inline="always")
+def _scale_by_score(scores: np.ndarray, order: np.ndarray, start: int, cnt: int, norm: bool) -> bool:
+    """Whether a query's λs are divided by their score gaps (LightGBM).
+
+    So they are when ``lambdarank_norm`` is on and the query's best and worst (finite) scores differ.
+    """
+    best = scores[start + order[start]]
+    worst_i = cnt - 1
+    if worst_i > 0 and scores[start + order[start + worst_i]] == -np.inf:
+        worst_i -= 1
+    return norm and best != scores[start + order[start + worst_i]]
+
+
+@jit(inline="always")
+def _swap(
+    start: int, i: int, j: int, di: int, dj: int, li: int, lj: int, score_i: float, score_j: float,
+    imd: float, lr: tuple,
+) -> tuple[bool, int, int, float, float]:  # fmt: skip
+    """The pair at ranks ``i < j``: (improving, high row, low row, score gap, |ΔNDCG| of the swap).
+
+    The high row holds the higher label; the swap improves when j, ranked below i, has it.
+    """
+    label_gain, disc = lr[0], lr[1]
+    if lj > li:
+        return (
+            True,
+            start + dj,
+            start + di,
+            score_j - score_i,
+            (label_gain[lj] - label_gain[li]) * abs(disc[i] - disc[j]) * imd,
+        )
+    return (
+        False,
+        start + di,
+        start + dj,
+        score_i - score_j,
+        (label_gain[li] - label_gain[lj]) * abs(disc[i] - disc[j]) * imd,
+    )
+
+
 def _weight(q: int, dm: float, improving: bool, state: tuple) -> float:  # pragma: no cover - replaced
     raise NotImplementedError("the pair loop template is compiled with a rule bound to _weight")
 
@@ -113,18 +153,14 @@ def _lambdas(
     nq = qstart.shape[0] - 1
     grad = np.zeros(n, dtype=np.float32)
     hess = np.zeros(n, dtype=np.float32)
-    label_gain, disc, norm, truncation = lr[0], lr[1], lr[7], lr[8]
+    norm, truncation = lr[7], lr[8]
     for q in nb.prange(nq):
         start = qstart[q]
         cnt = qstart[q + 1] - start
         if cnt <= 1:
             continue
         imd = inv_max_dcg[q]
-        best = scores[start + order[start]]
-        worst_i = cnt - 1
-        if worst_i > 0 and scores[start + order[start + worst_i]] == -np.inf:
-            worst_i -= 1
-        scale_by_score = norm and best != scores[start + order[start + worst_i]]
+        scale_by_score = _scale_by_score(scores, order, start, cnt, norm)
         sum_lambdas = 0.0
         sum_native = 0.0
         for i in range(min(cnt - 1, truncation)):
@@ -139,14 +175,9 @@ def _lambdas(
                 lj = labels[start + dj]
                 if score_j == -np.inf or li == lj:
                     continue
-                improving = lj > li  # i is ranked above j: the swap improves when j has the higher label
-                if improving:
-                    high, low, delta_score = start + dj, start + di, score_j - score_i
-                    dcg_gap = label_gain[lj] - label_gain[li]
-                else:
-                    high, low, delta_score = start + di, start + dj, score_i - score_j
-                    dcg_gap = label_gain[li] - label_gain[lj]
-                delta = dcg_gap * abs(disc[i] - disc[j]) * imd
+                improving, high, low, delta_score, delta = _swap(
+                    start, i, j, di, dj, li, lj, score_i, score_j, imd, lr
+                )
                 if native_norm:
                     sum_native -= 2.0 * _pair_lambda(delta, delta_score, scale_by_score, lr)
                 weighted = _weight(q, delta, improving, state)
@@ -167,18 +198,14 @@ def _lambdas_batched(
     nq = qstart.shape[0] - 1
     grad = np.zeros(n, dtype=np.float32)
     hess = np.zeros(n, dtype=np.float32)
-    label_gain, disc, norm, truncation = lr[0], lr[1], lr[7], lr[8]
+    norm, truncation = lr[7], lr[8]
     for q in nb.prange(nq):
         start = qstart[q]
         cnt = qstart[q + 1] - start
         if cnt <= 1:
             continue
         imd = inv_max_dcg[q]
-        best = scores[start + order[start]]
-        worst_i = cnt - 1
-        if worst_i > 0 and scores[start + order[start + worst_i]] == -np.inf:
-            worst_i -= 1
-        scale_by_score = norm and best != scores[start + order[start + worst_i]]
+        scale_by_score = _scale_by_score(scores, order, start, cnt, norm)
         n_top = min(cnt - 1, truncation)
         cap = n_top * cnt
         fbuf = np.empty(3 * cap)  # signed ΔM, ΔM′, score differences
@@ -197,14 +224,9 @@ def _lambdas_batched(
                 lj = labels[start + dj]
                 if score_j == -np.inf or li == lj:
                     continue
-                improving = lj > li
-                if improving:
-                    high, low, delta_score = start + dj, start + di, score_j - score_i
-                    dcg_gap = label_gain[lj] - label_gain[li]
-                else:
-                    high, low, delta_score = start + di, start + dj, score_i - score_j
-                    dcg_gap = label_gain[li] - label_gain[lj]
-                delta = dcg_gap * abs(disc[i] - disc[j]) * imd
+                improving, high, low, delta_score, delta = _swap(
+                    start, i, j, di, dj, li, lj, score_i, score_j, imd, lr
+                )
                 if native_norm:
                     sum_native -= 2.0 * _pair_lambda(delta, delta_score, scale_by_score, lr)
                 fbuf[m] = delta if improving else -delta

@@ -8,9 +8,9 @@ import numpy as np
 
 from ...core import risk_weighted_differences, summand_sd, topic_t_r
 from .._options import check_count
-from ._base import Option, PairWeights, Round
+from ._base import Objective, Option, PairWeights, Round
 
-__all__ = ["FARO_TR", "RISK_NORM", "SE_ROUND", "alpha_prime", "ucro_weights"]
+__all__ = ["FARO_TR", "RISK_NORM", "SE_ROUND", "AlphaPrimeObjective", "alpha_prime", "ucro_weights"]
 
 
 def _round_or_none(value: Any) -> int | None:
@@ -34,6 +34,20 @@ FARO_TR = Option(
     "T_R of α′ = α·[1 − Φ(T_R)]: 'centred' (x − x̄)/s_x of this round, or the paper's x/s_x ('dincer2014')",
     choices=("centred", "dincer2014"),
 )  # fmt: skip
+
+
+class AlphaPrimeObjective(Objective):
+    """The base of the objectives with a per-query α′ (T-SARO, T-FARO, T*-FARO): their round state.
+
+    Attributes:
+        alpha_prime_: per-query α′ of the latest round.
+        s_x_: the standard deviation of the URisk summands used.
+    """
+
+    def reset(self) -> None:
+        """Unfreeze s_x; no α′ yet."""
+        self.s_x_: float | None = None
+        self.alpha_prime_: np.ndarray | None = None
 
 
 def alpha_prime(obj: Any, r: Round, *, centred: bool) -> np.ndarray:

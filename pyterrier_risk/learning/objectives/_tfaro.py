@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._base import Objective, Round
+from ._base import Round
 from ._registry import register_objective
-from ._shared import FARO_TR, RISK_NORM, SE_ROUND, alpha_prime
+from ._shared import FARO_TR, RISK_NORM, SE_ROUND, AlphaPrimeObjective, alpha_prime
 
 
 @register_objective
-class TFARO(Objective):
+class TFARO(AlphaPrimeObjective):
     r"""T-FARO: :math:`\Delta M' = (1 + \alpha')\,\Delta M`, :math:`\alpha' = \alpha\,[1 - \Phi(T_R)]`.
 
     ``faro_tr='centred'`` (default): :math:`T_R = (x_q - \bar x)/s_x` of this round, so the queries
@@ -36,11 +36,6 @@ class TFARO(Objective):
                 f"se_round={self.se_round!r} has no effect on kind {self.name!r} with faro_tr='centred' "
                 "(its s_x is re-estimated every round); it applies with faro_tr='dincer2014'"
             )
-
-    def reset(self) -> None:
-        """Unfreeze s_x."""
-        self.s_x_ = None
-        self.alpha_prime_ = None
 
     def weights(self, r: Round) -> np.ndarray:
         """``1 + α′`` per query."""

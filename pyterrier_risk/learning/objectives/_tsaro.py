@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from ._base import Objective, PairWeights, Round
+from ._base import PairWeights, Round
 from ._registry import register_objective
-from ._shared import RISK_NORM, SE_ROUND, alpha_prime, ucro_weights
+from ._shared import RISK_NORM, SE_ROUND, AlphaPrimeObjective, alpha_prime, ucro_weights
 
 
 @register_objective
-class TSARO(Objective):
+class TSARO(AlphaPrimeObjective):
     r"""T-SARO: U-CRO with a per-query :math:`\alpha' = \alpha\,[1 - \Phi(T_R)]`, :math:`T_R = x_q / s_x`.
 
     :math:`x_q` is the query's URisk summand and :math:`s_x` their standard deviation (Eqs. 21,
@@ -25,11 +25,6 @@ class TSARO(Objective):
     baseline = "single"
     citation = "Dinçer, Macdonald & Ounis, SIGIR 2014, §6.3"
     options = (RISK_NORM, SE_ROUND)
-
-    def reset(self) -> None:
-        """Unfreeze s_x."""
-        self.s_x_ = None
-        self.alpha_prime_ = None
 
     def weights(self, r: Round) -> PairWeights:
         """U-CRO's pair rule with α′ per query."""
