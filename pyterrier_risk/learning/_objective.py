@@ -62,6 +62,7 @@ class _Bound:
     y: np.ndarray
     qstart: np.ndarray
     qid: np.ndarray
+    row_start: np.ndarray
     inv_trunc: np.ndarray
     inv_cut: np.ndarray
     active: np.ndarray
@@ -304,28 +305,33 @@ class RiskObjective:
         lr = (self.label_gain, disc, table, sig_min, sig_max, sig_factor, self.sigmoid, self.norm,
               self.truncation_level)  # fmt: skip
         qid = query_of_rows(qstart)
+        rows = (qid, qstart[qid])
         return _Bound(
-            n=n, group=group, labels=lab, y=y, qstart=qstart, qid=qid, inv_trunc=inv_trunc, inv_cut=inv_cut,
-            active=(qmax != qmin) & (inv_cut > 0), lr=lr,
-            mb=self._baseline_ndcg(y, qstart, disc, inv_cut, parallel),
+            n=n, group=group, labels=lab, y=y, qstart=qstart, qid=qid, row_start=rows[1], inv_trunc=inv_trunc,
+            inv_cut=inv_cut, active=(qmax != qmin) & (inv_cut > 0), lr=lr,
+            mb=self._baseline_ndcg(y, qstart, disc, inv_cut, parallel, rows),
         )  # fmt: skip
 
     def _ndcg(self, scores: np.ndarray, y: np.ndarray, qstart: np.ndarray, disc: np.ndarray,
-              inv_cut: np.ndarray, parallel: bool, qid: np.ndarray | None = None,
+              inv_cut: np.ndarray, parallel: bool, rows: tuple[np.ndarray, np.ndarray],
               ) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
-        """Per query: the stable descending order of ``scores`` and the NDCG@cutoff of that ranking."""
-        qid = query_of_rows(qstart) if qid is None else qid
+        """Per query: the stable descending order of ``scores`` and the NDCG@cutoff of that ranking.
+
+        ``rows``: each row's query and that query's first row (computed once per training set).
+        """
+        qid, row_start = rows
         if parallel:
             from ._pairloop import stable_desc_order_parallel
 
             order = stable_desc_order_parallel(scores, qstart)
         else:
             order = stable_desc_order(scores, qstart, qid)
-        return order, ndcg_at(order, y, qstart, self.label_gain, disc, inv_cut, self.cutoff, qstart[qid])
+        return order, ndcg_at(order, y, qstart, self.label_gain, disc, inv_cut, self.cutoff, row_start)
 
     def _baseline_ndcg(
-        self, y: np.ndarray, qstart: np.ndarray, disc: np.ndarray, inv_cut: np.ndarray, parallel: bool
-    ) -> np.ndarray | None:
+        self, y: np.ndarray, qstart: np.ndarray, disc: np.ndarray, inv_cut: np.ndarray, parallel: bool,
+        rows: tuple[np.ndarray, np.ndarray],
+    ) -> np.ndarray | None:  # fmt: skip
         """The objective's baseline NDCG (one row, the mean row or the matrix) from the baselines."""
         b = self._baseline_scores
         if b is None:
@@ -339,7 +345,7 @@ class RiskObjective:
             )
         per_system = np.stack(
             [
-                self._ndcg(_kernel_array(b[:, s]), y, qstart, disc, inv_cut, parallel)[1]
+                self._ndcg(_kernel_array(b[:, s]), y, qstart, disc, inv_cut, parallel, rows)[1]
                 for s in range(b.shape[1])
             ]
         )
@@ -472,7 +478,7 @@ class RiskObjective:
         if preds.ndim != 1 or len(preds) != bd.n:
             raise ValueError(f"expected {bd.n} scores, got shape {preds.shape}")
         preds = _kernel_array(preds)
-        order, mm = self._ndcg(preds, bd.y, bd.qstart, bd.lr[1], bd.inv_cut, parallel, bd.qid)
+        order, mm = self._ndcg(preds, bd.y, bd.qstart, bd.lr[1], bd.inv_cut, parallel, (bd.qid, bd.row_start))
         r = Round(index=self.round_, model=mm, baseline=bd.mb, active=bd.active, alpha=self.alpha)
         loop, state = self._loop(r, parallel)
         native = getattr(self.spec, "risk_norm", "native") == "native" and self.alpha > 0
