@@ -29,3 +29,34 @@ def partitions(folder: Path, parts: int = 5, queries: int = 12, seed: int = 0) -
         lines = letor_lines(rng, range(100 * (k + 1), 100 * (k + 1) + queries))
         (folder / f"S{k + 1}.txt").write_text("".join(lines))
     return folder
+
+
+#: a user objective module for the dying-worker tests: 'dies' kills its worker process in the first
+#: boosting round when the marker file it is given does not exist yet (always, when it is 'always')
+DYING_MODULE = '''
+import os
+from pathlib import Path
+
+import numpy as np
+
+import pyterrier_risk as ptr
+
+
+@ptr.register_objective
+class Dies(ptr.Objective):
+    """Kills its worker (os._exit) in its first round, once per marker file or always."""
+
+    name = "dies"
+    label = "Dies"
+    baseline = "single"
+    citation = "a test objective"
+    options = ()
+
+    def weights(self, r):
+        marker = Path(os.environ["LEARN_DIES_MARKER"])
+        if not marker.exists():
+            if marker.name != "always":
+                marker.write_text("died once")
+            os._exit(3)
+        return np.ones(len(r.model))
+'''

@@ -38,12 +38,13 @@ def _parser() -> tuple[argparse.ArgumentParser, dict[str, tuple[argparse.Argumen
     from .. import __version__
     from ._baselines import add_baselines_arguments
     from ._demo import add_demo_arguments
+    from ._learn import add_learn_arguments
     from ._topics import add_topics_arguments
 
     parser = _Parser(
         prog=_PROG, description="Risk-sensitive evaluation for PyTerrier: URisk, TRisk, ZRisk, GeoRisk.")
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
-    sub = parser.add_subparsers(dest="command", required=True, metavar="{demo,eval,topics,baselines}")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="{demo,eval,topics,baselines,learn}")
 
     demo = sub.add_parser(
         "demo", help="run a complete risk-sensitive study on an ir_datasets collection (PISA + LambdaMART)",
@@ -66,6 +67,12 @@ def _parser() -> tuple[argparse.ArgumentParser, dict[str, tuple[argparse.Argumen
         description="How much the risk ranking of the runs depends on the baseline (Dinçer et al., ECIR "
                     "2014): rankings, Kendall's tau, the Friedman test, correlation with the baseline, PCA. "
                     "Runs may come anywhere on the line.")
+    learn = sub.add_parser(
+        "learn", help="a risk-sensitive learning study on LETOR folds: every objective, α and seed against "
+                      "LambdaMART (the papers' learner tables)",
+        description="Train every objective at every α and seed on every LETOR fold against plain LambdaMART "
+                    "of the same seed, on every core or a Dask cluster; print the papers' learner tables.")
+    add_learn_arguments(learn)
     return parser, {"eval": (ev, add_eval_arguments(ev)), "topics": (topics, add_topics_arguments(topics)),
                     "baselines": (bl, add_baselines_arguments(bl))}
 
@@ -113,6 +120,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             from ._topics import run_topics
 
             return run_topics(args)
+        if args.command == "learn":
+            from ._learn import run_learn
+
+            return run_learn(args)
         if args.command == "baselines":
             from ._baselines import run_baselines
 

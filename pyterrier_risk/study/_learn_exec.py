@@ -28,7 +28,7 @@ from ._settings import StudyError
 __all__ = ["TaskStore", "connect", "run_local", "run_dask"]
 
 #: seconds to wait for a Dask scheduler before the study gives up with a one-line error
-CONNECT_TIMEOUT = 10
+CONNECT_TIMEOUT = 5
 
 
 class TaskStore:
