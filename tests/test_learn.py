@@ -108,6 +108,7 @@ def test_rerun_skips_finished_tasks_whatever_the_data_path(data, one_worker, tmp
 
     result, out = one_worker
     copy = shutil.copytree(data, tmp_path / "copy")
+    out = shutil.copytree(out, tmp_path / "out")
     again = ptr.risk_study(copy, workers=1, out=out, **SMALL)
     pd.testing.assert_frame_equal(again.resources, result.resources)  # the stored timings: nothing refitted
     pd.testing.assert_frame_equal(again.per_query, result.per_query)
