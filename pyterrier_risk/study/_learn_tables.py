@@ -484,8 +484,8 @@ def kendall_bins_table(kendall: pd.DataFrame, *, bins: int = KENDALL_BINS,
     The distances are the normalised Kendall distances of each model's test ranking from the single
     baseline's (:func:`pyterrier_risk.core.rank_distance`); bin ``k`` holds :math:`[k/b, (k+1)/b)` (the
     last also 1.0), binned as :func:`pyterrier_risk.core.rank_distance_bins` bins them. A query counts
-    once per seed, so a share is the mean over seeds of the share of queries. Queries without a distance
-    (NaN: fewer than two documents, or all tied) are left out and counted in ``undefined`` (per seed, mean).
+    once per seed: a share is that of the (query, seed) pairs with a distance. Queries without a distance
+    (NaN: fewer than two documents, or all tied) are left out and counted in ``undefined`` (per seed).
 
     Args:
         kendall: ``fold, objective, alpha, seed, qid, distance``.
