@@ -183,7 +183,7 @@ def _bad_data(kind: str, tmp_path: Path, data: Path) -> Path:
 BAD = [
     ("split", ["--baseline", "1"], "vali"),
     ("noqid", ["--baseline", "1"], "qid:"),
-    (None, ["--baseline", "99"], "baseline feature 99 is out of range: the data has 6 features"),
+    (None, ["--baseline", "99"], "--baseline: feature 99 is out of range: the data has 6 features"),
     (None, ["--objective", "nope"], "unknown objective 'nope'"),
     (None, ["--baseline", "1", "--objective", "georisk"], "objective 'georisk' needs several baselines"),
     (None, ["--baselines", "1", "2", "--objective", "urisk"], "objective 'urisk' needs a single baseline"),

@@ -62,15 +62,11 @@ def add_learn_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def _tables(result: Any, args: Any) -> str:
-    """The tables as text, each under a title (markdown and LaTeX) or a comment line (CSV)."""
-    from ..reporting import render_table
-
-    parts = [("learner table", result.table()), ("convergence", result.convergence())]
-    if len(result.kendall):
-        parts.append(("Kendall distance to the baseline", result.kendall_bins()))
-    lead = {"markdown": "## ", "latex": "% ", "csv": "# "}[args.format]
-    return "\n".join(f"{lead}{title}\n\n{render_table(table, args.format, floatfmt=f'.{args.round}f')}"
-                     for title, table in parts)
+    """The learner table, the convergence table and the Kendall bins (``eval``'s formats and widths)."""
+    try:
+        return result.tables().render(args.format, floatfmt=f".{args.round}f")
+    except ValueError as e:  # e.g. a per_query value the tables refuse
+        raise CLIError(str(e)) from None
 
 
 def run_learn(args: Any) -> int:

@@ -61,6 +61,8 @@ _EXPORTS = {
 # helpers the other layers use (they import a layer through its package, never its private modules)
 _INTERNAL = {
     "DEFAULT_NULL": "_significance",
+    "bin_labels": "_rankdist",
+    "distance_bin": "_rankdist",
     "NULLS": "_significance",
     "qrels_topics": "_topics",
     "warn_extra": "_topics",

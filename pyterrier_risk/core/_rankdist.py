@@ -285,8 +285,7 @@ def rank_distance_bins(
     bins = check_int(bins, "bins")
     if not len(runs):
         raise ValueError("rank_distance_bins needs at least one run")
-    edges = np.linspace(0.0, 1.0, bins + 1)
-    labels = [f"{edges[k]:.{_digits(bins)}f}-{edges[k + 1]:.{_digits(bins)}f}" for k in range(bins)]
+    labels = bin_labels(bins)
     rows = {}
     for label, run in runs.items():
         try:
@@ -301,6 +300,17 @@ def rank_distance_bins(
     frame = pd.DataFrame.from_dict(rows, orient="index", columns=[*labels, "undefined", "mean"])
     frame.index.name = "run"
     return frame.astype({"undefined": int})
+
+
+def bin_labels(bins: int) -> list[str]:
+    """The labels of :func:`rank_distance_bins`' columns: ``"0.0-0.1"`` ... for 10 bins."""
+    edges = np.linspace(0.0, 1.0, bins + 1)
+    return [f"{edges[k]:.{_digits(bins)}f}-{edges[k + 1]:.{_digits(bins)}f}" for k in range(bins)]
+
+
+def distance_bin(distances: np.ndarray, bins: int = KENDALL_BINS) -> np.ndarray:
+    """The bin of each distance in ``[0, 1]`` as :func:`rank_distance_bins` bins them: ``floor(d · bins)``."""
+    return _bin_of(distances, bins)
 
 
 def _bin_of(distances: np.ndarray, bins: int) -> np.ndarray:

@@ -1,4 +1,4 @@
-"""Data readers: TREC runs and qrels, evaluation output, LETOR files, LETOR 4.0 MQ2008 and MQ2008-agg.
+"""Data readers: TREC runs and qrels, evaluation output, LETOR files and folds, MQ2008 and MQ2008-agg.
 
 The TREC run and qrels files are also written (:func:`write_run`, :func:`write_qrels`).
 
@@ -20,6 +20,12 @@ _EXPORTS = {
     "read_trec_eval": "_evalfiles",
     "LetorData": "_letor",
     "read_letor": "_letor",
+    "LetorFold": "_letor_folds",
+    "LetorSplit": "_letor_folds",
+    "check_feature_number": "_letor_folds",
+    "letor_folds": "_letor_folds",
+    "letor_n_features": "_letor_folds",
+    "run_baseline_scores": "_letor_folds",
     "BM25_FEATURE": "_mq2008",
     "MQ2008_FOLDS": "_mq2008",
     "N_SYSTEMS": "_mq2008",

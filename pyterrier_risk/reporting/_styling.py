@@ -51,6 +51,7 @@ class TableStyle:
     marker: str = "†"
     layout: str = "wide"
     short_labels: bool = False
+    hide: Sequence[str] = ()
 
     def __post_init__(self) -> None:
         if self.layout not in LAYOUTS:
@@ -62,7 +63,8 @@ class TableStyle:
 
     def is_plain(self) -> bool:
         """Whether no option beyond the label changes the plain rendering."""
-        return not self.bold and not self.significance and self.layout == "wide" and not self.short_labels
+        return (not self.bold and not self.significance and self.layout == "wide" and not self.short_labels
+                and not self.hide)
 
 
 def _transposed(frame: pd.DataFrame) -> pd.DataFrame:
@@ -314,6 +316,11 @@ def render_styled(frame: pd.DataFrame, format: str, floatfmt: str, caption: str 
     formats = _float_formats(frame, floatfmt)
     best, excluded = _best_mask(frame, directions, formats, p_columns)
     cells = _cells(frame, latex, formats, best, _mark_mask(frame, marked, style.level, formats), style.marker)
+    if style.hide:  # used for the marks and the bold, not printed
+        missing = [c for c in style.hide if c not in frame.columns]
+        if missing:
+            raise ValueError(f"hide: the table has no column(s) {missing}")
+        frame, cells = frame.drop(columns=list(style.hide)), cells.drop(columns=list(style.hide))
     short = style.short_labels and style.layout != "long"
     rename, legend = short_labels(list(frame.columns)) if short else ({}, [])
     header, body, numeric = _arrange(frame, cells, style.layout, latex, rename, style.short_labels)

@@ -52,7 +52,7 @@ def write_table(df: pd.DataFrame, path_or_None: str | os.PathLike | None = None,
                 lower_is_better: Iterable[str] | None = None,
                 significance: bool | Mapping[str, str] = False, level: float = 0.05,
                 test: str | None = None, correction: str | None = None, marker: str = "†",
-                layout: str = "wide", short_labels: bool = False) -> str:
+                layout: str = "wide", short_labels: bool = False, hide: Sequence[str] = ()) -> str:
     r"""Render a result table as Markdown, LaTeX or CSV and optionally write it to a file.
 
     Markdown is a GitHub pipe table (header, ``---`` separator, numeric columns right-aligned); LaTeX is
@@ -70,6 +70,9 @@ def write_table(df: pd.DataFrame, path_or_None: str | os.PathLike | None = None,
       the table (Markdown) names the ``test`` and the ``correction``.
     * ``layout``: ``'wide'`` (as given), ``'long'`` (one row per system × base measure × α, see
       :func:`tidy_results`) or ``'transposed'`` (one row per column, one column per system).
+    * ``hide``: columns that decide marks or bold (a ``significance`` mapping's p-value columns, say) but
+      are not printed, so that a paper's layout fits; the caption then names the test, the correction
+      and the level, and the CSV (which ignores ``hide``) keeps them.
     * ``short_labels``: risk-measure columns become ``U1``, ``T1``, ``Z1``, ``G1`` ... (same number =
       same base measure and α) and long ordinary measure names ``M1`` ...; a legend under the table
       maps each label to the full measure (``wide`` and ``transposed`` layouts).
@@ -97,6 +100,7 @@ def write_table(df: pd.DataFrame, path_or_None: str | os.PathLike | None = None,
         marker: the significance mark (``†``, ``‡``, ``*``, ``§`` or any text).
         layout: ``'wide'``, ``'long'`` or ``'transposed'``.
         short_labels: shorten measure columns and print the legend.
+        hide: columns not printed in Markdown and LaTeX (see above).
 
     Returns:
         The rendered text.
@@ -116,7 +120,8 @@ def write_table(df: pd.DataFrame, path_or_None: str | os.PathLike | None = None,
     format = table_format(path_or_None, format)
     text = render_table(df, format, index=index, floatfmt=floatfmt, caption=caption, label=label, bold=bold,
                         lower_is_better=lower_is_better, significance=significance, level=level, test=test,
-                        correction=correction, marker=marker, layout=layout, short_labels=short_labels)
+                        correction=correction, marker=marker, layout=layout, short_labels=short_labels,
+                        hide=hide)
     if path_or_None is not None:
         path = Path(path_or_None)
         try:

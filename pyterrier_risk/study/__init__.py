@@ -73,6 +73,14 @@ _EXPORTS = {
     "parse_param": "_learn_settings",
     "RiskStudyResult": "_learn",
     "risk_study": "_learn",
+    "LearnerTables": "_learn_tables",
+    "convergence_table": "_learn_tables",
+    "kendall_bins_table": "_learn_tables",
+    "learner_table": "_learn_tables",
+    "learner_tables": "_learn_tables",
+    "plot_learner_risk_gain": "_learn_tables",
+    "render_learner_table": "_learn_tables",
+    "learner_risk_gain_points": "_learn_tables",
 }
 __all__ = list(_EXPORTS)
 __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

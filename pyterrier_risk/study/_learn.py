@@ -33,10 +33,9 @@ from ._settings import StudyError
 __all__ = ["RiskStudyResult", "risk_study"]
 
 def _tables() -> Any:
-    """The tables' module (helper `tables`); the stand-in until it lands."""
-    from . import _learn_tables_stub
+    from . import _learn_tables
 
-    return _learn_tables_stub
+    return _learn_tables
 
 
 @dataclass(frozen=True)
@@ -82,7 +81,7 @@ class RiskStudyResult:
         return self.settings.multiple
 
     def table(self, **options: Any) -> pd.DataFrame:
-        """The 2016 paper's Table 7 layout (``learner_table``); ``options`` go to it."""
+        """The 2016 paper's Table 7 layout (:func:`learner_table`; ``options`` go to it)."""
         return _tables().learner_table(self.per_query, single=self.single, multiple=self.multiple,
                                        eval_alpha=self.settings.eval_alpha, **options)
 
@@ -91,8 +90,14 @@ class RiskStudyResult:
         return _tables().convergence_table(self.curves, **options)
 
     def kendall_bins(self, **options: Any) -> pd.DataFrame:
-        """The share of test queries per Kendall-distance bin, per objective and α."""
+        """The share of test queries per Kendall-distance bin from the single baseline, per objective and α."""
         return _tables().kendall_bins_table(self.kendall, **options)
+
+    def tables(self, **options: Any) -> Any:
+        """The three tables as one :class:`LearnerTables` (``.render(format)`` prints them)."""
+        return _tables().learner_tables(self.per_query, self.curves,
+                                        self.kendall if len(self.kendall) else None, single=self.single,
+                                        multiple=self.multiple, eval_alpha=self.settings.eval_alpha, **options)
 
     def plot(self, path: str | os.PathLike | None = None) -> Any:
         """The risk–gain plot against the single baseline, with break-even lines."""
@@ -110,25 +115,18 @@ class RiskStudyResult:
         return write_study(self, Path(out), format=format, decimals=decimals)
 
 
-def _fold_api() -> Any:
-    """The data layer's LETOR fold loader (helper `folds`); the stand-in until it lands."""
-    from . import _learn_stub
-
-    return _learn_stub
-
-
 def _load_folds(settings: LearnSettings) -> tuple[list[Any], int]:
     """The folds and the feature count; a missing fold/split or a feature out of range is an error."""
-    api = _fold_api()
+    from ..data import check_feature_number, letor_folds, letor_n_features
+
     try:
-        folds = api.letor_folds(settings.data, folds=settings.folds, seed=settings.split_seed)
-        width = int(api.letor_n_features(folds))
+        folds = letor_folds(settings.data, folds=settings.folds, seed=settings.split_seed)
+        width = int(letor_n_features(folds))
+        for b in settings.all_baselines():
+            if b.feature is not None:
+                check_feature_number(b.feature, width, "--baseline" if b == settings.baseline else "--baselines")
     except (OSError, ValueError) as e:
         raise StudyError(" ".join(str(e).split())) from None
-    for b in settings.all_baselines():
-        if b.feature is not None and b.feature > width:
-            raise StudyError(f"baseline feature {b.feature} is out of range: the data has {width} features "
-                             "(numbered from 1)")
     return folds, width
 
 

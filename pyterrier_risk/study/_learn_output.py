@@ -141,13 +141,19 @@ def _text(text: str) -> Callable[[Path], None]:
 
 
 def _tables_text(result: Any, fmt: str, decimals: int) -> dict[str, str]:
+    """The learner table, the convergence table and the Kendall bins as text files."""
     from ..reporting import render_table
+    from ._learn_tables import render_learner_table
 
     suffix = {"markdown": "md", "latex": "tex", "csv": "csv"}[fmt]
-    tables = {"table": result.table(), "convergence": result.convergence()}
-    if len(result.kendall):
-        tables["kendall_bins"] = result.kendall_bins()
-    return {f"{name}.{suffix}": render_table(t, fmt, floatfmt=f".{decimals}f") for name, t in tables.items()}
+    floatfmt = f".{decimals}f"
+    tables = result.tables()
+    out = {f"table.{suffix}": render_learner_table(tables.learner, fmt, floatfmt=floatfmt)}
+    if tables.convergence is not None:
+        out[f"convergence.{suffix}"] = render_table(tables.convergence, fmt, floatfmt=floatfmt)
+    if tables.kendall is not None:
+        out[f"kendall_bins.{suffix}"] = render_table(tables.kendall, fmt, floatfmt=floatfmt)
+    return out
 
 
 def write_study(result: Any, out: Path, *, format: str = "markdown", decimals: int = 4) -> list[Path]:

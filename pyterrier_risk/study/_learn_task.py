@@ -85,7 +85,7 @@ def _frames(data: Any, baselines: tuple[Any, ...]) -> dict[str, Any]:
 
 
 def _run_scores(data: Any, run: pd.DataFrame, name: str) -> np.ndarray:
-    from ._learn_stub import run_baseline_scores
+    from ..data import run_baseline_scores
 
     return run_baseline_scores(data, run, name=name)
 
@@ -94,12 +94,10 @@ def _load_fold(task: LearnTask) -> dict[str, Any]:
     """The fold's train/vali/test frames, loaded once per fold and worker (the last fold only)."""
     if task.fold_digest not in _LOADED:
         _LOADED.clear()  # drop the previous fold before reading the next
-        fold, width, bases = task.fold, task.n_features, task.settings.all_baselines()
-        _LOADED[task.fold_digest] = {
-            "train": _frames(fold.train.load(width), bases),
-            "vali": _frames(fold.vali.load(width), bases),
-            "test": _frames(fold.test.load(width), bases),
-        }
+        bases = task.settings.all_baselines()
+        train, vali, test = task.fold.load(task.n_features)
+        _LOADED[task.fold_digest] = {"train": _frames(train, bases), "vali": _frames(vali, bases),
+                                     "test": _frames(test, bases)}
     return _LOADED[task.fold_digest]
 
 
