@@ -1,4 +1,4 @@
-"""``ptr.risk_study`` / ``pyterrier-risk learn``: the same results however the tasks run, resumable, one-line errors.
+"""``ptr.risk_study`` and ``pyterrier-risk learn``: the same results however the tasks run; resumes; errors.
 
 Tiny synthetic LETOR data (three partitions of 8 queries, 6 features) and 5 boosting rounds: each study
 takes seconds. Objectives with per-query weights (T-FARO, T*-FARO) keep the kernels' compilation short.
@@ -6,7 +6,6 @@ takes seconds. Objectives with per-query weights (T-FARO, T*-FARO) keep the kern
 
 from __future__ import annotations
 
-import filecmp
 import hashlib
 import os
 import signal
@@ -50,7 +49,8 @@ def test_frames_and_files(one_worker):
     assert list(per_query.columns) == ["fold", "objective", "alpha", "seed", "qid", "ndcg", "base:F1",
                                        "base:F2", "base:F3"]
     # 3 folds x 8 test queries x (reference + 2 objectives): every query tested once per model
-    assert len(per_query) == 3 * 8 * 3 and per_query.groupby(["objective", "alpha"]).qid.nunique().eq(24).all()
+    assert len(per_query) == 3 * 8 * 3
+    assert per_query.groupby(["objective", "alpha"]).qid.nunique().eq(24).all()
     assert per_query[["ndcg", "base:F1"]].stack().between(0, 1).all()
     assert set(result.models["objective"]) == {"lambdarank", "tfaro", "tfaro_star"}
     assert (result.resources["peak_rss_mb"] > 0).all()
@@ -192,7 +192,7 @@ BAD = [
     (None, ["--baseline", "1", "--param", "seed=3"], "--param seed: the study sets it (--seeds)"),
     (None, ["--baseline", "1", "--param", "learning_rate"], "expected name=value"),
     (None, ["--baseline", "1", "--param", "num_iterations=5"], "num_iterations"),
-    (None, ["--baseline", "1", "--option", "nope=1"], "--option nope: no objective of the study has that option"),
+    (None, ["--baseline", "1", "--option", "nope=1"], "--option nope: no objective of the study has it"),
     (None, ["--baseline", "1", "--workers", "999"], "999 workers × 1 threads per fit exceed the"),
     (None, ["--baseline", "/no/such.run"], "neither a feature number nor a run file"),
 ]

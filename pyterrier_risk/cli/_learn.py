@@ -1,4 +1,4 @@
-"""``pyterrier-risk learn``: a risk-sensitive learning study on LETOR folds (:func:`pyterrier_risk.risk_study`).
+"""``pyterrier-risk learn``: a risk-sensitive learning study on LETOR folds (``ptr.risk_study``).
 
 Every objective at every α and seed on every fold, against plain LambdaMART of the same seed; prints the
 papers' learner tables (Dinçer et al. 2016 Table 7, convergence and Kendall distance per α, Wang et al.
@@ -25,12 +25,13 @@ def add_learn_arguments(parser: argparse.ArgumentParser) -> None:
 
     add = parser.add_argument
     add("data", metavar="DATA", help="a folder of Fold1..FoldK/{train,vali,test}.txt or of LETOR 4.0 "
-                                     "partitions S1..SK (plain or compressed), or one LETOR file with --folds K")
-    add("--baseline", metavar="F|RUN", help="the single baseline (U-CRO, T-SARO, T-FARO; the table's "
-                                            "single half): a feature number from 1 (e.g. BM25's), or a TREC run")
+                                     "partitions S1..SK (plain or compressed), or one LETOR file with "
+                                     "--folds K")
+    add("--baseline", metavar="F|RUN", help="the single baseline (U-CRO, T-SARO, T-FARO; the table's single "
+                                            "half): a feature number from 1 (e.g. BM25's), or a TREC run")
     add("--baselines", nargs="+", action="extend", default=[], metavar="F|RUN",
-        help="the multiple baselines (T*-FARO, GeoRisk; the table's macro half): feature numbers or TREC runs "
-             "matched by qid and LETOR docid")
+        help="the multiple baselines (T*-FARO, GeoRisk; the table's macro half): feature numbers or TREC "
+             "runs matched by qid and LETOR docid")
     add("--objective", nargs="+", action="extend", metavar="NAME",
         help="registered objectives (default: every one whose baselines are given)")
     add("--import", dest="imports", action="append", default=[], metavar="MODULE",
@@ -46,7 +47,8 @@ def add_learn_arguments(parser: argparse.ArgumentParser) -> None:
         help="LightGBM parameters, read as LightGBM reads them (true/false, numbers, comma lists)")
     add("--option", dest="options", nargs="+", action="extend", default=[], metavar="NAME=VALUE",
         help="objective options (e.g. risk_norm=weighted), for the objectives that have them")
-    add("--folds", type=integer, metavar="K", help="with one LETOR file: split its queries into K folds (>= 3)")
+    add("--folds", type=integer, metavar="K",
+        help="with one LETOR file: split its queries into K folds (>= 3)")
     add("--split-seed", type=integer, default=0, metavar="S", help="seed of the --folds split (default 0)")
     add("--eval-alpha", type=number, default=EVAL_ALPHA, metavar="A",
         help=f"the α of GeoRisk in the table (default {EVAL_ALPHA:g})")

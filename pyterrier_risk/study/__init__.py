@@ -71,7 +71,7 @@ _EXPORTS = {
     "Baseline": "_learn_settings",
     "LearnSettings": "_learn_settings",
     "parse_param": "_learn_settings",
-    "RiskStudyResult": "_learn",
+    "RiskStudyResult": "_learn_result",
     "risk_study": "_learn",
     "LearnerTables": "_learn_tables",
     "convergence_table": "_learn_tables",

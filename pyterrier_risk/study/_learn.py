@@ -11,12 +11,10 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import pandas as pd
-
+from ._learn_result import RiskStudyResult
 from ._learn_settings import (
     DEFAULT_LEARN_ALPHAS,
     DEFAULT_LEARN_ROUNDS,
@@ -32,89 +30,6 @@ from ._settings import StudyError
 
 __all__ = ["RiskStudyResult", "risk_study"]
 
-def _tables() -> Any:
-    from . import _learn_tables
-
-    return _learn_tables
-
-
-@dataclass(frozen=True)
-class RiskStudyResult:
-    """What :func:`risk_study` returns: its settings and frames; the tables are computed from them.
-
-    Attributes:
-        settings: the study's checked settings (:class:`LearnSettings`).
-        per_query: one row per (fold, objective, alpha, seed, qid): ``ndcg`` (the model's NDCG@10 on
-            the test query, gains 2^label − 1) and ``base:<name>`` per baseline. The reference,
-            plain LambdaMART, is ``objective='lambdarank'`` at α 0.
-        curves: ``fold, objective, alpha, seed, round, vali_ndcg``: the validation NDCG@10 after each
-            round (queries with a relevant document), up to the round the model scores with.
-        kendall: ``fold, objective, alpha, seed, qid, distance``: the normalised Kendall distance of
-            the model's test ranking from the single baseline's (empty without a single baseline).
-        models: one row per model: ``fold, objective, alpha, seed, sha256`` (of LightGBM's model
-            text) and ``best_iteration`` (the trees it scores with).
-        resources: per model, ``seconds`` (the task's wall time) and ``peak_rss_mb`` (its worker's
-            peak resident memory so far): where and how it ran, not what it learned.
-        runs: (objective, alpha, seed) -> the test rankings of its models over all folds (each
-            test query ranked by the model of the fold that held it out).
-        qrels: ``qid, docno, label`` of every test query.
-    """
-
-    settings: LearnSettings
-    per_query: pd.DataFrame
-    curves: pd.DataFrame
-    kendall: pd.DataFrame
-    models: pd.DataFrame
-    resources: pd.DataFrame
-    runs: dict[tuple[str, float, int], pd.DataFrame] = field(repr=False)
-    baseline_runs: dict[str, pd.DataFrame] = field(repr=False)
-    qrels: pd.DataFrame = field(repr=False)
-
-    @property
-    def single(self) -> str | None:
-        """The ``base:`` column name of the single baseline (without the prefix), or None."""
-        return self.settings.single
-
-    @property
-    def multiple(self) -> tuple[str, ...]:
-        """The names of the multiple baselines."""
-        return self.settings.multiple
-
-    def table(self, **options: Any) -> pd.DataFrame:
-        """The 2016 paper's Table 7 layout (:func:`learner_table`; ``options`` go to it)."""
-        return _tables().learner_table(self.per_query, single=self.single, multiple=self.multiple,
-                                       eval_alpha=self.settings.eval_alpha, **options)
-
-    def convergence(self, **options: Any) -> pd.DataFrame:
-        """Rounds to reach a share of the final validation NDCG@10, per objective and α."""
-        return _tables().convergence_table(self.curves, **options)
-
-    def kendall_bins(self, **options: Any) -> pd.DataFrame:
-        """The share of test queries per Kendall-distance bin from the single baseline, per objective and α."""
-        return _tables().kendall_bins_table(self.kendall, **options)
-
-    def tables(self, **options: Any) -> Any:
-        """The three tables as one :class:`LearnerTables` (``.render(format)`` prints them)."""
-        return _tables().learner_tables(self.per_query, self.curves,
-                                        self.kendall if len(self.kendall) else None, single=self.single,
-                                        multiple=self.multiple, eval_alpha=self.settings.eval_alpha, **options)
-
-    def plot(self, path: str | os.PathLike | None = None) -> Any:
-        """The risk–gain plot against the single baseline, with break-even lines."""
-        return _tables().plot_learner_risk_gain(self.per_query, single=self.single, path=path)
-
-    def write(self, out: str | os.PathLike, *, format: str = "markdown", decimals: int = 4) -> list[Path]:
-        """Write the study's files into ``out`` (each atomically); returns their paths.
-
-        ``per_query.csv``, ``curves.csv``, ``kendall.csv``, ``models.csv``, ``runs/`` (one TREC run
-        per model and one per baseline), ``qrels.txt``, the tables (``table``, ``convergence``,
-        ``kendall_bins`` as ``.md``, ``.tex`` or ``.csv``), ``risk_gain.png`` and ``settings.json``.
-        """
-        from ._learn_output import write_study
-
-        return write_study(self, Path(out), format=format, decimals=decimals)
-
-
 def _load_folds(settings: LearnSettings) -> tuple[list[Any], int]:
     """The folds and the feature count; a missing fold/split or a feature out of range is an error."""
     from ..data import check_feature_number, letor_folds, letor_n_features
@@ -124,15 +39,17 @@ def _load_folds(settings: LearnSettings) -> tuple[list[Any], int]:
         width = int(letor_n_features(folds))
         for b in settings.all_baselines():
             if b.feature is not None:
-                check_feature_number(b.feature, width, "--baseline" if b == settings.baseline else "--baselines")
+                where = "--baseline" if b == settings.baseline else "--baselines"
+                check_feature_number(b.feature, width, where)
     except (OSError, ValueError) as e:
         raise StudyError(" ".join(str(e).split())) from None
     return folds, width
 
 
 def _tasks(settings: LearnSettings, folds: list[Any], width: int) -> list[LearnTask]:
-    """Every task, fold by fold (a worker then tends to keep one fold's data): per seed, the reference
-    first, then every objective at every α.
+    """Every task, fold by fold (a worker then tends to keep one fold's data).
+
+    Per seed, the reference first, then every objective at every α.
     """
     from .. import __version__
 
@@ -168,8 +85,8 @@ def _workers(workers: int | None, threads: int) -> int:
     if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
         raise StudyError(f"workers must be an integer >= 1, got {workers!r}")
     if workers * threads > cores:
-        raise StudyError(f"{workers} workers × {threads} threads per fit exceed the {cores} cores: give fewer "
-                         "workers or threads")
+        raise StudyError(f"{workers} workers × {threads} threads per fit exceed the {cores} cores: give "
+                         "fewer workers or threads")
     return workers
 
 

@@ -80,8 +80,10 @@ def _pool(workers: int) -> ProcessPoolExecutor:
 
 
 def _stop(pool: ProcessPoolExecutor, before: set[Any]) -> None:
-    """Shut the pool down now: queued tasks cancelled, its worker processes (the children that were
-    not there before it started) terminated rather than left to finish their task.
+    """Shut the pool down now: queued tasks cancelled, its worker processes terminated.
+
+    Its workers are the child processes that were not there before it started; they are terminated
+    rather than left to finish their task.
     """
     pool.shutdown(wait=False, cancel_futures=True)
     for child in set(multiprocessing.active_children()) - before:
@@ -143,7 +145,8 @@ def connect(scheduler: str) -> Any:
     try:
         return Client(scheduler, timeout=CONNECT_TIMEOUT)
     except (OSError, TimeoutError, ValueError) as e:
-        raise StudyError(f"cannot reach the Dask scheduler at {scheduler}: {' '.join(str(e).split())}") from None
+        message = " ".join(str(e).split())
+        raise StudyError(f"cannot reach the Dask scheduler at {scheduler}: {message}") from None
 
 
 def run_dask(tasks: Iterable[LearnTask], client: Any, store: TaskStore, advance: Callable[[], None]) -> None:
@@ -165,7 +168,8 @@ def run_dask(tasks: Iterable[LearnTask], client: Any, store: TaskStore, advance:
             except TaskFailed as e:
                 raise StudyError(str(e)) from None
             except Exception as e:  # noqa: BLE001 - KilledWorker, a lost connection ...
-                raise StudyError(f"task {task.name}: {type(e).__name__}: {' '.join(str(e).split())}") from None
+                message = " ".join(str(e).split())
+                raise StudyError(f"task {task.name}: {type(e).__name__}: {message}") from None
             store.put(task_key(task), result)
             advance()
     finally:

@@ -265,7 +265,8 @@ def learn_settings(
         data=str(path.resolve()), baseline=single, baselines=multiple,
         objectives=_objectives(objectives, single is not None, bool(multiple)),
         alphas=_numbers(alphas, "alpha", check_alpha), seeds=_numbers(seeds, "seeds", _seed),
-        rounds=_count(rounds, "rounds"), early_stopping=_count(early_stopping, "early_stopping", allow_none=True),
+        rounds=_count(rounds, "rounds"),
+        early_stopping=_count(early_stopping, "early_stopping", allow_none=True),
         params=_as_params(params, "params"), options=_as_params(options, "options"),
         folds=_count(folds, "folds", minimum=3, allow_none=True), split_seed=_seed(split_seed),
         eval_alpha=_numbers([eval_alpha], "eval_alpha", check_alpha)[0], threads=_count(threads, "threads"),
@@ -282,15 +283,17 @@ def objective_options(settings: LearnSettings, objective: str) -> dict[str, Any]
 
 
 def check_models(settings: LearnSettings) -> None:
-    """Build (not fit) every model of the study once, so that LightGBM parameters and objective
-    options are refused before any data is read; an option no objective declares is an error.
+    """Build (not fit) every model of the study once, before any data is read.
+
+    Bad LightGBM parameters and objective options are refused here; an option that no objective of the
+    study declares is an error.
     """
     from ..learning import RiskLambdaMART
 
     declared = {o.name for name in settings.objectives for o in get_objective(name).options}
     unknown = [k for k, _ in settings.options if k not in declared]
     if unknown:
-        raise StudyError(f"--option {unknown[0]}: no objective of the study has that option "
+        raise StudyError(f"--option {unknown[0]}: no objective of the study has it "
                          f"({', '.join(settings.objectives)})")
     for name in (REFERENCE, *settings.objectives):
         try:

@@ -55,8 +55,10 @@ class LearnTask:
 
 
 def task_key(task: LearnTask) -> str:
-    """The digest of everything the task's results depend on: the fold's data (not its path), the
-    model's configuration, the baselines (run files by content) and the package version.
+    """The digest of everything the task's results depend on.
+
+    The fold's data (not its path), the model's configuration, the baselines (run files by content)
+    and the package version.
     """
     s = task.settings
     config = {
@@ -127,8 +129,9 @@ def _model(task: LearnTask) -> Any:
 
 
 def _curve(model: Any, vali: dict[str, Any]) -> np.ndarray:
-    """Validation NDCG@10 after each round (up to the round the model scores with) over the
-    validation queries with a relevant document: LightGBM scores the others 1, taken out here.
+    """Validation NDCG@10 after each round, up to the round the model scores with.
+
+    Over the validation queries with a relevant document: LightGBM scores the others 1, taken out here.
     """
     from ..learning import validation_curve
 

@@ -1,0 +1,179 @@
+"""What a learning study returns (:class:`RiskStudyResult`) and how it is written (:func:`write_study`).
+
+The tables are pure functions of the result's frames (:mod:`._learn_tables`); every file is written under
+a temporary name, then ``os.replace``-d, so an interrupted write leaves no partial file.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from ._learn_settings import LearnSettings
+from ._settings import StudyError
+
+__all__ = ["PER_QUERY_HEADER", "RiskStudyResult", "run_name", "write_study"]
+
+PER_QUERY_HEADER = ("# NDCG@10 per test query of each model and baseline (gains 2^label - 1, as the "
+                    "objectives optimise; a query without a relevant document scores 0)")
+
+
+def _tables() -> Any:
+    from . import _learn_tables
+
+    return _learn_tables
+
+
+@dataclass(frozen=True)
+class RiskStudyResult:
+    """What :func:`risk_study` returns: its settings and frames; the tables are computed from them.
+
+    Attributes:
+        settings: the study's checked settings (:class:`LearnSettings`).
+        per_query: one row per (fold, objective, alpha, seed, qid): ``ndcg`` (the model's NDCG@10 on
+            the test query, gains 2^label − 1) and ``base:<name>`` per baseline. The reference,
+            plain LambdaMART, is ``objective='lambdarank'`` at α 0.
+        curves: ``fold, objective, alpha, seed, round, vali_ndcg``: the validation NDCG@10 after each
+            round (queries with a relevant document), up to the round the model scores with.
+        kendall: ``fold, objective, alpha, seed, qid, distance``: the normalised Kendall distance of
+            the model's test ranking from the single baseline's (empty without a single baseline).
+        models: one row per model: ``fold, objective, alpha, seed, sha256`` (of LightGBM's model
+            text) and ``best_iteration`` (the trees it scores with).
+        resources: per model, ``seconds`` (the task's wall time) and ``peak_rss_mb`` (its worker's
+            peak resident memory so far): where and how it ran, not what it learned.
+        runs: (objective, alpha, seed) -> the test rankings of its models over all folds (each
+            test query ranked by the model of the fold that held it out).
+        qrels: ``qid, docno, label`` of every test query.
+    """
+
+    settings: LearnSettings
+    per_query: pd.DataFrame
+    curves: pd.DataFrame
+    kendall: pd.DataFrame
+    models: pd.DataFrame
+    resources: pd.DataFrame
+    runs: dict[tuple[str, float, int], pd.DataFrame] = field(repr=False)
+    baseline_runs: dict[str, pd.DataFrame] = field(repr=False)
+    qrels: pd.DataFrame = field(repr=False)
+
+    @property
+    def single(self) -> str | None:
+        """The ``base:`` column name of the single baseline (without the prefix), or None."""
+        return self.settings.single
+
+    @property
+    def multiple(self) -> tuple[str, ...]:
+        """The names of the multiple baselines."""
+        return self.settings.multiple
+
+    def table(self, **options: Any) -> pd.DataFrame:
+        """The 2016 paper's Table 7 layout (:func:`learner_table`; ``options`` go to it)."""
+        return _tables().learner_table(self.per_query, single=self.single, multiple=self.multiple,
+                                       eval_alpha=self.settings.eval_alpha, **options)
+
+    def convergence(self, **options: Any) -> pd.DataFrame:
+        """Rounds to reach a share of the final validation NDCG@10, per objective and α."""
+        return _tables().convergence_table(self.curves, **options)
+
+    def kendall_bins(self, **options: Any) -> pd.DataFrame:
+        """The share of test queries per Kendall-distance bin from the single baseline, per model."""
+        return _tables().kendall_bins_table(self.kendall, **options)
+
+    def tables(self, **options: Any) -> Any:
+        """The three tables as one :class:`LearnerTables` (``.render(format)`` prints them)."""
+        kendall = self.kendall if len(self.kendall) else None
+        return _tables().learner_tables(self.per_query, self.curves, kendall, single=self.single,
+                                        multiple=self.multiple, eval_alpha=self.settings.eval_alpha,
+                                        **options)
+
+    def plot(self, path: str | os.PathLike | None = None) -> Any:
+        """The risk–gain plot against the single baseline, with break-even lines."""
+        return _tables().plot_learner_risk_gain(self.per_query, single=self.single, path=path)
+
+    def write(self, out: str | os.PathLike, *, format: str = "markdown", decimals: int = 4) -> list[Path]:
+        """Write the study's files into ``out`` (each atomically); returns their paths.
+
+        ``per_query.csv``, ``curves.csv``, ``kendall.csv``, ``models.csv``, ``runs/`` (one TREC run
+        per model and one per baseline), ``qrels.txt``, the tables (``table``, ``convergence``,
+        ``kendall_bins`` as ``.md``, ``.tex`` or ``.csv``), ``risk_gain.png`` and ``settings.json``.
+        """
+        return write_study(self, Path(out), format=format, decimals=decimals)
+
+
+def _atomic(path: Path, write: Callable[[Path], None]) -> Path:
+    """Call ``write`` on a temporary name next to ``path``, then move it into place."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    temp = path.with_name(f".{path.stem}.{os.getpid()}.tmp{path.suffix}")
+    try:
+        write(temp)
+        os.replace(temp, path)
+    finally:
+        temp.unlink(missing_ok=True)
+    return path
+
+
+def run_name(objective: str, alpha: float, seed: int) -> str:
+    """A model's run name (file stem and TREC tag): ``urisk_a5_s1``; the reference ``lambdarank_a0_s1``."""
+    return f"{objective}_a{alpha:g}_s{seed}"
+
+
+def _csv(frame: pd.DataFrame, header: str | None = None) -> Callable[[Path], None]:
+    def write(path: Path) -> None:
+        with open(path, "w", encoding="utf-8", newline="") as fh:
+            if header:
+                fh.write(header + "\n")
+            frame.to_csv(fh, index=False)
+
+    return write
+
+
+def _text(text: str) -> Callable[[Path], None]:
+    return lambda path: path.write_text(text, encoding="utf-8")
+
+
+def _tables_text(result: Any, fmt: str, decimals: int) -> dict[str, str]:
+    """The learner table, the convergence table and the Kendall bins as text files."""
+    from ..reporting import render_table
+    from ._learn_tables import render_learner_table
+
+    suffix = {"markdown": "md", "latex": "tex", "csv": "csv"}[fmt]
+    floatfmt = f".{decimals}f"
+    tables = result.tables()
+    out = {f"table.{suffix}": render_learner_table(tables.learner, fmt, floatfmt=floatfmt)}
+    if tables.convergence is not None:
+        out[f"convergence.{suffix}"] = render_table(tables.convergence, fmt, floatfmt=floatfmt)
+    if tables.kendall is not None:
+        out[f"kendall_bins.{suffix}"] = render_table(tables.kendall, fmt, floatfmt=floatfmt)
+    return out
+
+
+def write_study(result: Any, out: Path, *, format: str = "markdown", decimals: int = 4) -> list[Path]:
+    """Write a study's files into ``out`` (see :meth:`RiskStudyResult.write`)."""
+    from .. import __version__
+    from ..data import write_qrels, write_run
+
+    if format not in ("markdown", "latex", "csv"):
+        raise StudyError(f"format must be markdown, latex or csv, got {format!r}")
+    written = [_atomic(out / "per_query.csv", _csv(result.per_query, PER_QUERY_HEADER))]
+    for name in ("curves", "kendall", "models"):
+        written.append(_atomic(out / f"{name}.csv", _csv(getattr(result, name))))
+    for (objective, alpha, seed), run in result.runs.items():
+        tag = run_name(objective, alpha, seed)
+        written.append(_atomic(out / "runs" / f"{tag}.run", lambda p, r=run, t=tag: write_run(r, p, t)))
+    for name, run in result.baseline_runs.items():
+        written.append(_atomic(out / "runs" / f"{name}.run", lambda p, r=run, t=name: write_run(r, p, t)))
+    written.append(_atomic(out / "qrels.txt", lambda p: write_qrels(result.qrels, p)))
+    for name, text in _tables_text(result, format, decimals).items():
+        written.append(_atomic(out / name, _text(text)))
+    if result.single is not None:
+        written.append(_atomic(out / "risk_gain.png", lambda p: result.plot(p)))
+    settings = {**result.settings.describe(), "version": __version__, "measure": "NDCG@10, gains 2^label - 1"}
+    written.append(_atomic(out / "settings.json", _text(json.dumps(settings, indent=2, default=str) + "\n")))
+    return written
+
