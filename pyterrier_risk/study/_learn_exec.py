@@ -123,12 +123,24 @@ def run_local(tasks: list[LearnTask], workers: int, store: TaskStore, advance: C
 
     Raises:
         StudyError: a task failed (its message), or killed its worker twice (named; every other task
-            ran and is stored).
+            ran and is stored). When no task has finished at all, the first such task stops the study:
+            the workers cannot start (a script that starts a study must guard it with
+            ``if __name__ == "__main__":``, as the spawn start method requires).
     """
+    finished = [0]
+
+    def counted() -> None:
+        finished[0] += 1
+        advance()
+
     queue, failed = list(tasks), []
     while queue:
-        for task in _one_pool(queue, workers, store, advance):
-            if _one_pool([task], 1, store, advance):  # alone: this task kills its worker
+        for task in _one_pool(queue, workers, store, counted):
+            if _one_pool([task], 1, store, counted):  # alone: this task kills its worker
+                if not finished[0]:
+                    raise StudyError(f"the worker process died running task {task.name}, and no task has "
+                                     "finished: does the task kill it, or can workers not start? (a script "
+                                     "that starts a study must guard it with if __name__ == '__main__':)")
                 failed.append(task.name)
     if failed:
         raise StudyError(f"the worker died twice running task {failed[0]}"
