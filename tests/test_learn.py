@@ -57,7 +57,7 @@ def test_frames_and_files(one_worker):
     assert result.curves.groupby(["fold", "objective"]).size().eq(5).all()  # 5 rounds, no early stopping
     assert result.kendall["distance"].dropna().between(0, 1).all()
     files = _files(out)
-    assert {"per_query.csv", "qrels.txt", "settings.json", "table.md", "risk_gain.png",
+    assert {"per_query.csv", "qrels.txt", "settings.json", "tables.md", "risk_gain.png",
             "runs/lambdarank_a0_s1.run", "runs/tfaro_a5_s1.run", "runs/F1.run"} <= set(files)
     assert (out / "per_query.csv").read_text().startswith("# NDCG@10") and "2^label - 1" in (
         out / "per_query.csv").read_text().splitlines()[0]

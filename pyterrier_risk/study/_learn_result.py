@@ -100,8 +100,9 @@ class RiskStudyResult:
         """Write the study's files into ``out`` (each atomically); returns their paths.
 
         ``per_query.csv``, ``curves.csv``, ``kendall.csv``, ``models.csv``, ``runs/`` (one TREC run
-        per model and one per baseline), ``qrels.txt``, the tables (``table``, ``convergence``,
-        ``kendall_bins`` as ``.md``, ``.tex`` or ``.csv``), ``risk_gain.png`` and ``settings.json``.
+        per model and one per baseline), ``qrels.txt``, ``tables.md`` (``.tex``, ``.csv``: the learner
+        table, the convergence table and the Kendall bins, as printed), ``risk_gain.png`` and
+        ``settings.json``.
         """
         return write_study(self, Path(out), format=format, decimals=decimals)
 
@@ -137,20 +138,9 @@ def _text(text: str) -> Callable[[Path], None]:
     return lambda path: path.write_text(text, encoding="utf-8")
 
 
-def _tables_text(result: Any, fmt: str, decimals: int) -> dict[str, str]:
-    """The learner table, the convergence table and the Kendall bins as text files."""
-    from ..reporting import render_table
-    from ._learn_tables import render_learner_table
-
-    suffix = {"markdown": "md", "latex": "tex", "csv": "csv"}[fmt]
-    floatfmt = f".{decimals}f"
-    tables = result.tables()
-    out = {f"table.{suffix}": render_learner_table(tables.learner, fmt, floatfmt=floatfmt)}
-    if tables.convergence is not None:
-        out[f"convergence.{suffix}"] = render_table(tables.convergence, fmt, floatfmt=floatfmt)
-    if tables.kendall is not None:
-        out[f"kendall_bins.{suffix}"] = render_table(tables.kendall, fmt, floatfmt=floatfmt)
-    return out
+def _tables_text(result: Any, fmt: str, decimals: int) -> str:
+    """The learner table, the convergence table and the Kendall bins, as the command prints them."""
+    return result.tables().render(fmt, floatfmt=f".{decimals}f")
 
 
 def write_study(result: Any, out: Path, *, format: str = "markdown", decimals: int = 4) -> list[Path]:
@@ -169,8 +159,8 @@ def write_study(result: Any, out: Path, *, format: str = "markdown", decimals: i
     for name, run in result.baseline_runs.items():
         written.append(_atomic(out / "runs" / f"{name}.run", lambda p, r=run, t=name: write_run(r, p, t)))
     written.append(_atomic(out / "qrels.txt", lambda p: write_qrels(result.qrels, p)))
-    for name, text in _tables_text(result, format, decimals).items():
-        written.append(_atomic(out / name, _text(text)))
+    suffix = {"markdown": "md", "latex": "tex", "csv": "csv"}[format]
+    written.append(_atomic(out / f"tables.{suffix}", _text(_tables_text(result, format, decimals))))
     if result.single is not None:
         written.append(_atomic(out / "risk_gain.png", lambda p: result.plot(p)))
     settings = {**result.settings.describe(), "version": __version__, "measure": "NDCG@10, gains 2^label - 1"}
