@@ -31,3 +31,18 @@ def test_fold1_slice_gives_the_pages_numbers(tmp_path):
         shown[objective] = (round(rows["ndcg"].mean(), 4), round(r.risk, 4), r.losses, r.losses_gt20)
     # docs/results_mq2008.md, "One cell of the grid"
     assert shown == {"lambdarank": (0.4815, 0.0228, 21, 10), "urisk": (0.4882, 0.0149, 21, 5)}
+
+
+@pytest.mark.slow
+def test_lightgbm_example_slice_gives_the_pages_numbers():
+    """docs/results_lightgbm_example.md: seed 1, LambdaMART and U-CRO at α = 10, five folds of rank.train."""
+    result = ptr.risk_study(data_path("lightgbm-lambdarank-example", "rank.train"), folds=5, baseline=100,
+                            objectives=["urisk"], alphas=[10], rounds=100, progress=False,
+                            params=["learning_rate=0.05", "num_leaves=15", "min_data_in_leaf=20",
+                                    "feature_fraction=0.8"])
+    shown = {}
+    for objective, rows in result.per_query.groupby("objective"):
+        assert rows["qid"].nunique() == 201
+        r = ptr.risk_reward(rows["ndcg"].to_numpy(), rows["base:F100"].to_numpy())
+        shown[objective] = (round(rows["ndcg"].mean(), 4), round(r.risk, 4), r.losses, r.losses_gt20)
+    assert shown == {"lambdarank": (0.7589, 0.0379, 77, 16), "urisk": (0.7648, 0.0331, 73, 15)}
