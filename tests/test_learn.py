@@ -173,9 +173,10 @@ def _bad_data(kind: str, tmp_path: Path, data: Path) -> Path:
         shutil.copy(data / "S1.txt", fold / "train.txt")
         shutil.copy(data / "S2.txt", fold / "test.txt")
         return fold.parent
-    bad = shutil.copytree(data, tmp_path / "noqid")
+    bad = shutil.copytree(data, tmp_path / kind)
     lines = (bad / "S2.txt").read_text().splitlines(keepends=True)
-    lines[3] = lines[3].replace(lines[3].split()[1] + " ", "")  # line 4 loses its qid: token
+    line = 0 if kind == "noqid" else 3  # the first line (checked up front), or the fourth (read by a worker)
+    lines[line] = lines[line].replace(lines[line].split()[1] + " ", "")  # loses its qid: token
     (bad / "S2.txt").write_text("".join(lines))
     return bad
 
@@ -209,6 +210,19 @@ def test_bad_input_is_one_line_and_writes_nothing(data, tmp_path, capsys, data_k
     assert status == 2 and captured.err.count("\n") == 1, captured.err
     assert captured.err.startswith("pyterrier-risk: error: ") and message in captured.err, captured.err
     assert not out.exists() and captured.out == ""
+
+
+def test_a_malformed_line_found_by_a_worker_stops_the_study_with_its_file_and_line(data, tmp_path, capsys):
+    """A line the up-front checks cannot see: one line naming it; finished tasks kept, no result file."""
+    from pyterrier_risk.cli import main
+
+    out = tmp_path / "out"
+    path = _bad_data("mixed", tmp_path, data)
+    status = main(["learn", str(path), "--baseline", "1", "--objective", "tfaro", "--alpha", "5",
+                   "--rounds", "2", "--no-progress", "--workers", "1", "--out", str(out)])
+    err = capsys.readouterr().err
+    assert status == 2 and err.count("\n") == 1 and "S2.txt:4" in err and "qid:" in err, err
+    assert not (out / "per_query.csv").exists() and not list(out.rglob("*.tmp*"))
 
 
 def test_python_errors_are_study_errors(data):
