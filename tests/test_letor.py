@@ -196,3 +196,29 @@ def test_lightgbm_example_matches_lightgbm():
     np.testing.assert_array_equal(d.y, labels)
     assert all(d.X[i, j - 1] == v for i, row in enumerate(feats) for j, v in row.items())
     assert np.count_nonzero(d.X) == sum(sum(v != 0 for v in row.values()) for row in feats)
+
+
+def test_fast_path_fills_a_dense_matrix_and_leaves_a_sparse_one_to_the_caller(tmp_path, monkeypatch):
+    from pyterrier_risk.data import _letor, _letor_fast
+
+    rng = np.random.default_rng(7)
+    X = np.round(rng.random((40, 5)), 3)
+    lines = [f"{i % 3} qid:{i // 4} " + " ".join(f"{j + 1}:{X[i, j]}" for j in range(5)) for i in range(40)]
+    dense = write(tmp_path, "\n".join(lines) + "\n", "dense.txt")
+    monkeypatch.setattr(_letor_fast, "_PIECE", 97)  # many pieces, most ending inside a line
+    rows = _letor._fast_rows(dense, None)
+    assert rows is not None and rows.X is not None and len(rows.cols) == 0
+    assert np.array_equal(read_letor(dense).X, X)
+    # a stray large index: the fast path does not allocate the 2 x 2^31 - 1 matrix, it hands over the
+    # (row, column, value) triples, as the strict parser does
+    sparse = write(tmp_path, "1 qid:1 1:0.5\n0 qid:1 2147483647:2\n", "sparse.txt")
+    rows = _letor._fast_rows(sparse, None)
+    assert rows is not None and rows.X is None
+    assert rows.rows.tolist() == [0, 1] and rows.cols.tolist() == [0, 2**31 - 2]
+    assert rows.vals.tolist() == [0.5, 2]
+    assert rows.linenos.tolist() == [1, 2] and rows.y.tolist() == [1, 0] and list(rows.qids) == ["1", "1"]
+    # given n_features, the fast path fills the matrix however sparse
+    few = write(tmp_path, "1 qid:1 1:0.5\n0 qid:1 3:2\n", "few.txt")
+    rows = _letor._fast_rows(few, 10)
+    assert rows is not None and rows.X is not None and rows.X.shape == (2, 10)
+    assert np.array_equal(read_letor(few, n_features=10).X[:, :3], [[0.5, 0, 0], [0, 0, 2]])

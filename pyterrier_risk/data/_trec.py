@@ -202,6 +202,18 @@ def _source(p: Path) -> _CheckedBytes:
     return _CheckedBytes(open(p, "rb") if kind is None else _OPENERS[kind](p, "rb"))
 
 
+def _pandas_float_options() -> dict[str, str]:
+    """The ``read_csv`` option that makes pandas' C parser read floats as Python's ``float`` does.
+
+    pandas >= 3.1 has one float converter, correctly rounded; before, only ``"round_trip"`` gives
+    Python's float for every spelling (the default is off by an ulp on long mantissas).
+    """
+    import pandas as pd
+
+    version = tuple(int(x) for x in re.findall(r"\d+", pd.__version__)[:2])
+    return {} if version >= (3, 1) else {"float_precision": "round_trip"}
+
+
 def _fast_table(p: Path, names: list[str], dtypes: dict[str, Any]) -> pd.DataFrame | None:
     """The whitespace-separated fields of ``p`` parsed by pandas' C parser; None when it cannot vouch.
 
@@ -215,10 +227,7 @@ def _fast_table(p: Path, names: list[str], dtypes: dict[str, Any]) -> pd.DataFra
     import pandas as pd
 
     columns = [*names, "_extra"]
-    # pandas >= 3.1 has one float converter, correctly rounded; before, only "round_trip" gives
-    # Python's float for every spelling (the default is off by an ulp on long mantissas)
-    version = tuple(int(x) for x in re.findall(r"\d+", pd.__version__)[:2])
-    precision = {} if version >= (3, 1) else {"float_precision": "round_trip"}
+    precision = _pandas_float_options()
     source = None
     try:
         source = _source(p)
