@@ -20,7 +20,7 @@ import pyterrier as pt
 import pytest
 import tomllib
 
-from pyterrier_risk.learning._lambdamart import RiskLambdaMART
+from pyterrier_risk import RiskLambdaMART
 
 sys.path.insert(0, str(Path(__file__).parent))
 from test_lambdamart import FAST, synthetic  # noqa: E402
