@@ -179,7 +179,7 @@ def test_saved_models_pass_the_check(data, tmp_path):
         (lambda m: {k: v for k, v in m.items() if k != "num_features"}, ValueError, "'num_features' must be"),
         (lambda m: {**m, "num_trees": "5"}, ValueError, "'num_trees' must be an integer"),
         (lambda m: {**m, "num_trees": 4}, ValueError, "model.txt has 5 trees, risk_lambdamart.json says 4"),
-        (lambda m: {**m, "num_features": 7}, ValueError, "header says 4 features .max_feature_idx., its parameters 7"),
+        (lambda m: {**m, "num_features": 7}, ValueError, "4 features .max_feature_idx., its parameters 7"),
         (lambda m: {**m, "model_sha256": 12}, ValueError, "'model_sha256' must be 64 hex digits"),
         (lambda m: {**m, "params": {**m["params"], "cutoff": "10"}}, TypeError,
          "the stored parameters .* are refused: cutoff must be an integer"),

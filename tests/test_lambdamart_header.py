@@ -141,6 +141,7 @@ def apply_edits(lines: list[str], ops) -> list[str]:
     return lines
 
 
+@pytest.mark.slow
 def test_header_fuzz_refuses_or_scores_exactly_like_the_original(saved, tmp_path):
     text = (saved / "model.txt").read_text()
     lines, rest = split_header(text)

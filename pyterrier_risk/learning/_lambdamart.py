@@ -278,27 +278,42 @@ class RiskLambdaMART(pt.Estimator, pt.Artifact):
                 callbacks.append(
                     lgb.early_stopping(self.early_stopping_rounds, first_metric_only=True, verbose=False)
                 )
-        progress = Progress(self.num_boost_round, f"RiskLambdaMART({self.objective})", self.verbose)
-        callbacks.append(progress)
-        try:
-            progress.prepare(obj, y_train, g_train)
-            booster = lgb.train(
-                params,
-                dtrain,
-                num_boost_round=self.num_boost_round,
-                valid_sets=valid_sets or None,
-                valid_names=["valid"][: len(valid_sets)],
-                callbacks=callbacks,
-            )
-            progress.finish(booster, stopping=self.early_stopping_rounds is not None and bool(valid_sets))
-        finally:
-            progress.close()
+        booster = self._train(params, dtrain, valid_sets, callbacks, (obj, y_train, g_train))
         self.booster_ = booster
         self.evals_result_ = evals or None
         self.num_features_ = int(x_train.shape[1])
         best = int(booster.best_iteration or 0)
         self.best_iteration_ = best if best > 0 else int(booster.current_iteration())
         return self
+
+    def _train(self, params: dict, dtrain: Any, valid_sets: list, callbacks: list, training: tuple) -> Any:
+        """``lightgbm.train`` with the progress bar; a Ctrl-C reaches the caller as ``KeyboardInterrupt``.
+
+        numba's dispatcher can notice the interrupt while it returns a kernel's result, and Python then
+        reports a ``SystemError`` "returned a result with an exception set" caused by it: that is the
+        ``KeyboardInterrupt`` again (nothing of the fit is kept either way).
+        """
+        import lightgbm as lgb
+
+        progress = Progress(self.num_boost_round, f"RiskLambdaMART({self.objective})", self.verbose)
+        try:
+            progress.prepare(*training)
+            booster = lgb.train(
+                params,
+                dtrain,
+                num_boost_round=self.num_boost_round,
+                valid_sets=valid_sets or None,
+                valid_names=["valid"][: len(valid_sets)],
+                callbacks=[*callbacks, progress],
+            )
+            progress.finish(booster, stopping=self.early_stopping_rounds is not None and bool(valid_sets))
+        except SystemError as e:
+            if _caused_by_interrupt(e):
+                raise KeyboardInterrupt from None
+            raise
+        finally:
+            progress.close()
+        return booster
 
     def _labelled(
         self, res: pd.DataFrame, qrels: pd.DataFrame, what: str
@@ -439,6 +454,17 @@ def _defaults() -> dict[str, Any]:
 
     params = inspect.signature(RiskLambdaMART.__init__).parameters.values()
     return {p.name: p.default for p in params if p.kind is inspect.Parameter.KEYWORD_ONLY}
+
+
+def _caused_by_interrupt(error: BaseException) -> bool:
+    """Whether a ``KeyboardInterrupt`` is among the causes of ``error``."""
+    seen: set[int] = set()
+    while error is not None and id(error) not in seen:
+        if isinstance(error, KeyboardInterrupt):
+            return True
+        seen.add(id(error))
+        error = error.__cause__ or error.__context__
+    return False
 
 
 def _checked_options(

@@ -124,8 +124,10 @@ def _write_folder(path: Path, files: dict[str, str]) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     fresh = not path.exists()
     where, prefix = (path.parent, f".{path.name}.saving-") if fresh else (path, ".saving-")
-    staging = Path(tempfile.mkdtemp(dir=where, prefix=prefix))
+    staging = None
     try:
+        with _interrupts_held():  # created and named at once, so that the finally removes it
+            staging = Path(tempfile.mkdtemp(dir=where, prefix=prefix))
         for name, text in files.items():
             _replace_file(staging / name, text)
         with _interrupts_held():
@@ -135,7 +137,9 @@ def _write_folder(path: Path, files: dict[str, str]) -> None:
                 os.replace(staging / name, path / name)
             _sync_folder(path)
     finally:
-        shutil.rmtree(staging, ignore_errors=True)  # gone after a rename; a failure's leftovers
+        if staging is not None:
+            with _interrupts_held():
+                shutil.rmtree(staging, ignore_errors=True)  # gone after a rename; a failure's leftovers
 
 
 def _rename_new(staging: Path, path: Path) -> bool:
