@@ -250,6 +250,19 @@ def test_ctrl_c_to_a_process_saving_in_a_loop_leaves_complete_folders(tmp_path):
         assert RiskLambdaMART.load(folder).booster_.predict(x).shape == (10,)
 
 
+def test_a_folder_in_the_way_of_a_file_is_refused_before_anything_moves(saved, tmp_path):
+    folder = tmp_path / "m"
+    shutil.copytree(saved, folder)
+    (folder / "pt_meta.json").unlink()
+    (folder / "pt_meta.json").mkdir()
+    before = {p.name: p.read_bytes() for p in folder.iterdir() if p.is_file()}
+    other = RiskLambdaMART("lambdarank", num_boost_round=2, verbose=False, **FAST).fit(*synthetic())
+    with pytest.raises(IsADirectoryError, match="pt_meta.json is a folder: cannot save a model's file there"):
+        other.save(folder)
+    assert {p.name: p.read_bytes() for p in folder.iterdir() if p.is_file()} == before
+    assert sorted(p.name for p in folder.iterdir()) == ["model.txt", "pt_meta.json", "risk_lambdamart.json"]
+
+
 def test_saving_into_a_folder_keeps_its_other_files(saved, tmp_path):
     folder = tmp_path / "mine"
     folder.mkdir()

@@ -133,6 +133,9 @@ def _write_folder(path: Path, files: dict[str, str]) -> None:
         with _interrupts_held():
             if fresh and _rename_new(staging, path):
                 return
+            blocked = [name for name in files if (path / name).is_dir()]
+            if blocked:  # refused before any file moves: os.replace cannot put a file over a folder
+                raise IsADirectoryError(f"{path / blocked[0]} is a folder: cannot save a model's file there")
             for name in files:
                 os.replace(staging / name, path / name)
             _sync_folder(path)
