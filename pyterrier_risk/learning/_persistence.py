@@ -63,8 +63,8 @@ PT_META_FILE = "pt_meta.json"
 ARTIFACT_TYPE = "ltr_model"
 ARTIFACT_FORMAT = "risk_lambdamart"
 ARTIFACT_PACKAGE_HINT = "pyterrier-risk"
-# Reading bounds, far above any real model: LightGBM writes about 250 bytes per leaf, so 1 GiB holds
-# e.g. 10,000 trees of 400 leaves; the JSON holds the constructor's parameters (a label_gain list at most).
+# Reading bounds, far above any real model: LightGBM writes about 110 bytes per leaf, so 1 GiB holds
+# e.g. 10,000 trees of 900 leaves; the JSON holds the constructor's parameters (a label_gain list at most).
 MAX_MODEL_BYTES = 2**30
 MAX_JSON_BYTES = 2**24
 
