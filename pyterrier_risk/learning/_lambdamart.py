@@ -42,6 +42,7 @@ from ._persistence import (
     ARTIFACT_PACKAGE_HINT,
     ARTIFACT_TYPE,
     OBJECTIVE_MODULE,
+    artifact_metadata,  # noqa: F401 - named here by the entry points of installs from before 0.3
     import_objective,
     objective_module,
     read_booster,
