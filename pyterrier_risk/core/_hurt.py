@@ -49,7 +49,7 @@ def break_even_alpha(scores: Any, baseline: Any) -> float:
     * no loss (Risk = 0) and at least one win: ``inf`` (URisk = Reward > 0 at every α);
     * no loss and no win (every topic a tie): ``nan`` (URisk = 0 at every α: no break-even point);
     * Gain = 0 with a loss: ``0.0`` (URisk is 0 at α = 0 and negative above);
-    * a Gain or Risk within rounding of 0 (:func:`~pyterrier_risk.core._urisk.rounding_bound`,
+    * a Gain within rounding of 0 (:func:`~pyterrier_risk.core._urisk.rounding_bound`,
       :math:`c \cdot \varepsilon \cdot \max(s_i, b_i)`) is 0: scores 0.3 and 0.1 against 0.2 and 0.2
       have Gain 0, though their floating-point differences sum to −2.8e-17;
     * Gain < 0: a *negative* number, Gain / Risk, not clipped: URisk is negative at every α >= 0, and
@@ -71,9 +71,10 @@ def break_even_alpha(scores: Any, baseline: Any) -> float:
     """
     s, b, _ = as_score_pair(scores, baseline)
     rr = risk_reward(s, b)
-    bound = rounding_bound(s, b)  # a Gain or Risk within it is 0 up to rounding (0.3 − 0.2 + 0.1 − 0.2)
-    gain = 0.0 if abs(rr.gain) <= bound else rr.gain
-    return gain_risk_ratio(gain, 0.0 if rr.risk <= bound else rr.risk)
+    # a Gain within rounding of 0 is 0 (0.3 − 0.2 + 0.1 − 0.2 = −2.8e-17); a Risk is a sum of losses, each
+    # exact in the floats given (a tiny loss is a loss), so it is kept
+    gain = 0.0 if abs(rr.gain) <= rounding_bound(s, b) else rr.gain
+    return gain_risk_ratio(gain, rr.risk)
 
 
 def gain_risk_ratio(gain: float, risk: float) -> float:

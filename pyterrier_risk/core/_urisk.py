@@ -56,10 +56,12 @@ def rounding_bound(scores: np.ndarray, baseline: np.ndarray) -> float:
     floating point: each difference carries an error up to about :math:`\varepsilon \max(s_i, b_i)`,
     and a sum of ``c`` of them up to ``c`` times that (recursive summation), so their mean errs by up
     to this bound, and so does their standard deviation when all the true differences are equal.
-    A Gain, a URisk or a standard deviation within it is 0 up to rounding: 0.3 − 0.2 and 0.1 − 0.2
-    give a Gain of −1.4e-17, not 0, and a constant difference 0.1 a standard deviation of 1e-17,
-    which as a divisor makes ``T_R`` 1e15 instead of infinite. The one tolerance of
-    :func:`break_even_alpha` and :func:`trisk` (:func:`flat_differences`).
+    A Gain or a standard deviation within it is taken as 0: 0.3 − 0.2 and 0.1 − 0.2 give a Gain of
+    −1.4e-17, not 0, and a constant difference 0.1 a standard deviation of order 1e-17, which as a
+    divisor makes ``T_R`` 1e15 instead of infinite. (A difference that small is below what the
+    scores' precision can tell from 0, whatever its cause; no effectiveness score comes near it.)
+    The one tolerance of :func:`~pyterrier_risk.break_even_alpha` and :func:`~pyterrier_risk.trisk`
+    (:func:`flat_differences`).
 
     Args:
         scores: the system's checked per-topic scores (finite, ``>= 0``).
