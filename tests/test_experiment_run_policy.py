@@ -77,6 +77,8 @@ def _entry_points(bad: pd.DataFrame, path) -> dict[str, object]:
             {"good": good}, TOPICS, QRELS, [pr.BreakEven(AP, baseline=bad)]),
         "URisk in plain pt.Experiment (the measure's run)": lambda: pt.Experiment(
             [bad], TOPICS, QRELS, [pr.URisk(AP, baseline=good)], names=["bad"]),
+        "UE in plain pt.Experiment (the measure's run)": lambda: pt.Experiment(
+            [bad], TOPICS, QRELS, [pr.UE(nDCG @ 10)], names=["bad"]),
         "topic_matrices (measures layer)": lambda: topic_matrices({"bad": bad}, QRELS, [AP]),
         "rank_distance (frame)": lambda: pr.rank_distance(bad, good),
     }
