@@ -14,7 +14,9 @@ unbiased MEAN/MEDIAN/MAX baseline, ZRisk, GeoRisk) or that is not a mean (TRisk)
    computed from the systems × topics matrix of the base measure by the numeric core.
 
 Without risk measures it simply calls ``pt.Experiment`` (measure names it cannot read, such as
-``"nDCG@10"``, are parsed by :func:`pyterrier_risk.parse_measure` first).
+``"nDCG@10"``, are parsed by :func:`pyterrier_risk.parse_measure` first). Either way, result frames are
+first held to the run policy of :func:`pyterrier_risk.read_run`, and the run-time measures' columns are
+put in the order asked (:mod:`._order`).
 """
 
 from __future__ import annotations
