@@ -209,3 +209,29 @@ def test_topics_or_qrels_none_is_pt_experiments_error_in_one_line(which, risk):
     message = f"^{which} must be a DataFrame, a file or an 'irds:' id, got NoneType$"
     with pytest.raises(theirs.type, match=message):
         pr.Experiment([R1, R2], args["topics"], args["qrels"], metrics)
+
+
+# -- issue 21, item 7: a resample count no real input reaches is a one-line error everywhere -----------
+def test_resamples_beyond_the_limit_are_refused_before_anything_runs(tmp_path, capsys):
+    from pyterrier_risk.cli._main import main
+    from pyterrier_risk.core import MAX_RESAMPLES, compare_systems, randomization_test
+    from pyterrier_risk.experiment import RiskTest
+
+    too_many = MAX_RESAMPLES + 1
+    with pytest.raises(ValueError, match=r"^n_resamples must be an integer in \[1, 100_000_000\], got"):
+        randomization_test([0.5, 0.2], [0.3, 0.3], n_resamples=too_many)
+    with pytest.raises(ValueError, match=r"^n_resamples must be an integer in \[1, 100_000_000\], got"):
+        compare_systems(pd.DataFrame([[0.5, 0.2], [0.3, 0.3]]), test="randomization",
+                        n_resamples=too_many)
+    with pytest.raises(ValueError, match=r"^the number of resamples must be an integer in \[1, 100_000_000"):
+        RiskTest("randomization", too_many)
+    run = tmp_path / "a.run"
+    run.write_text("1 Q0 d1 1 2.0 a\n2 Q0 d1 1 1.0 a\n")
+    (tmp_path / "b.run").write_text("1 Q0 d1 1 1.0 b\n2 Q0 d2 1 1.0 b\n")
+    (tmp_path / "q").write_text("1 0 d1 1\n2 0 d1 1\n")
+    argv = ["eval", "--qrels", str(tmp_path / "q"), str(run), str(tmp_path / "b.run"),
+            "--measure", "TRisk(AP)", "--baseline", "a", "--test", "randomization", "--resamples", str(10**9)]
+    assert main(argv) == 2
+    err = capsys.readouterr().err.strip()
+    assert err == ("pyterrier-risk: error: --resamples must be in [1, 100_000_000] and --seed >= 0, "
+                   "got 1000000000 and 0")

@@ -19,6 +19,7 @@ from scipy import stats
 
 import pyterrier_risk as ptr
 from pyterrier_risk.core import HURT_COLUMNS, topic_hurt
+from pyterrier_risk.core._urisk import rounding_bound
 
 scores = st.lists(st.floats(0, 1, allow_nan=False), min_size=2, max_size=30)
 
@@ -32,6 +33,9 @@ def test_urisk_is_zero_at_the_break_even_alpha(data):
     d = [x - y for x, y in zip(s, b, strict=True)]
     risk = sum(-x for x in d if x < 0) / len(d)
     reward = sum(x for x in d if x > 0) / len(d)
+    if abs(reward - risk) <= rounding_bound(np.asarray(s), np.asarray(b)):  # Gain 0 up to rounding
+        assert a == 0.0 if risk > 0 else math.isnan(a)
+        return
     if risk == 0:
         assert math.isinf(a) if reward > 0 else math.isnan(a)
         return
@@ -52,6 +56,26 @@ def test_break_even_alpha_edge_cases():
     assert ptr.urisk([0.25, 0.25], [0.5, 0.125]) < 0
     # 2012 §5.7 worked by hand: wins 0.5 and 0.25, one loss 0.125 -> Gain/Risk = 0.625/0.125
     assert ptr.break_even_alpha([0.75, 0.375, 0.5], [0.25, 0.5, 0.25]) == pytest.approx(5.0, rel=1e-15)
+
+
+@given(st.lists(st.integers(0, 10_000), min_size=2, max_size=40), st.randoms(use_true_random=False))
+def test_break_even_alpha_is_exactly_zero_when_the_decimal_gain_is_zero(written, rnd):
+    """Property (issue 21): a baseline that is a permutation of the scores, as written in decimals, has Gain
+    exactly 0; the binary differences sum to a residue (1.4e-16), which must give α* = 0, not 1e-16."""
+    s = [k / 10_000 for k in written]
+    b = s[:]
+    rnd.shuffle(b)
+    a = ptr.break_even_alpha(s, b)
+    if s == b:
+        assert math.isnan(a)  # every topic ties
+    else:
+        assert a == 0.0
+
+
+def test_break_even_alpha_of_the_issue_example_is_zero():
+    assert ptr.break_even_alpha([0.3, 0.1, 0.5], [0.2, 0.2, 0.5]) == 0.0  # was -2.1e-16
+    # a genuine tiny loss stays a loss: no win is lost in the tolerance
+    assert ptr.break_even_alpha([0.0, 0.0, 1.0], [0.0, 1.5e-121, 0.0]) == pytest.approx(1 / 1.5e-121 - 1)
 
 
 def test_break_even_alpha_refuses_bad_input():
@@ -259,7 +283,7 @@ def test_read_topics_layouts(tmp_path):
     with pytest.raises(ValueError, match="listed twice"):
         ptr.read_topics(bad)
     bad.write_text("1\n")
-    with pytest.raises(ValueError, match="line 1"):
+    with pytest.raises(ValueError, match=r"bad\.tsv:1: expected"):
         ptr.read_topics(bad)
     with pytest.raises(FileNotFoundError):
         ptr.read_topics(tmp_path / "missing")

@@ -65,12 +65,14 @@ def _correction(method: str | None) -> str | None:
 
 def _settings(args: Any) -> Settings:
     """Every option that can be checked before anything is read."""
+    from ..core import MAX_RESAMPLES
     from ..experiment import RiskTest
 
     alphas = check_alphas(args.alpha)
     check_decimals(args.round)
-    if args.resamples < 1 or args.seed < 0:
-        raise CLIError(f"--resamples must be >= 1 and --seed >= 0, got {args.resamples} and {args.seed}")
+    if not 1 <= args.resamples <= MAX_RESAMPLES or args.seed < 0:
+        raise CLIError(f"--resamples must be in [1, {MAX_RESAMPLES:_}] and --seed >= 0, "
+                       f"got {args.resamples} and {args.seed}")
     if not 0 < args.level < 1:
         raise CLIError(f"--level must be in (0, 1), got {args.level:g}")
     styled = any(getattr(args, f) not in (False, "wide", "auto") for f in _STYLE_FLAGS)

@@ -67,7 +67,7 @@ from scipy import stats
 
 from ._trisk import TRiskResult, trisk
 from ._urisk import risk_weighted_differences
-from ._validate import as_matrix, as_score_pair, check_alpha, check_int
+from ._validate import MAX_RESAMPLES, as_matrix, as_score_pair, check_alpha, check_int
 
 __all__ = [
     "CORRECTION_METHODS",
@@ -258,7 +258,7 @@ def _check_choice(value: str, name: str, choices: tuple[str, ...]) -> str:
 
 
 def _check_resamples(n_resamples: int) -> int:
-    return check_int(n_resamples, "n_resamples")
+    return check_int(n_resamples, "n_resamples", maximum=MAX_RESAMPLES)
 
 
 def _flip_chunks(c: int, n_resamples: int, seed: Any, cells_per_row: int) -> tuple[Iterator[np.ndarray], int,
@@ -389,7 +389,7 @@ def randomization_test(
 
     Raises:
         ValueError: bad scores (as :func:`urisk`), ``alpha < 0``, an unknown ``statistic`` or
-            ``alternative``, ``n_resamples < 1``, or one topic with ``statistic='trisk'``.
+            ``alternative``, ``n_resamples`` outside [1, 10^8], or one topic with ``statistic='trisk'``.
 
     Example:
         >>> r = randomization_test([0.5, 0.6, 0.7, 0.4], [0.3, 0.4, 0.5, 0.5])

@@ -66,7 +66,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from ._urisk import risk_weighted_differences, summand_sd
+from ._urisk import flat_differences, risk_weighted_differences, summand_sd
 from ._validate import as_score_pair, check_alpha, wrap_topics
 
 __all__ = ["TRiskResult", "trisk", "jackknife_se"]
@@ -88,8 +88,10 @@ class TRiskResult:
         x: per-topic risk-weighted differences ``x_i`` (2014 eq. 11).
         t_r: per-topic :math:`T_{R_i} = x_i / s_x` (2014 eq. 21).
         t_j: per-topic jackknife :math:`T_{J_i} = \tilde\theta_i / (\sqrt c\, SE_J)` (see the module
-            docstring for the derivation); negative for a loss. When all ``x_i`` are equal the
-            standard deviation is 0 and ``t_r``/``t_j`` are ``±inf`` (``nan`` where ``x_i = 0``).
+            docstring for the derivation); negative for a loss. When all ``x_i`` are equal, up to
+            rounding (:func:`~pyterrier_risk.core._urisk.rounding_bound`: a constant difference 0.1
+            leaves a standard deviation of 1e-17), both standard errors are 0 and ``trisk``,
+            ``t_r`` and ``t_j`` are ``±inf`` (p = 0), or ``nan`` when the ``x_i`` are all 0.
         alpha: the risk-sensitivity used.
         se_method: ``'parametric'`` or ``'jackknife'``.
         se_parametric: :math:`s_x/\sqrt c` (2014 eq. 12).
@@ -182,9 +184,19 @@ def _urisk_of(x: np.ndarray, y: np.ndarray, scale: float) -> float:
     return mean
 
 
-def _studentise(y: np.ndarray, se: str) -> tuple[float, np.ndarray, np.ndarray, float, float]:
-    """``(t, t_r, t_j, se_parametric, se_jackknife)`` of the (scaled) risk-weighted differences ``y``."""
+def _studentise(
+    y: np.ndarray, se: str, flat: int | None
+) -> tuple[float, np.ndarray, np.ndarray, float, float]:
+    """``(t, t_r, t_j, se_parametric, se_jackknife)`` of the (scaled) risk-weighted differences ``y``.
+
+    ``flat``: :func:`flat_differences` of the scores; when not None the differences are equal up to
+    rounding, both standard errors are 0, and ``t``, ``t_r``, ``t_j`` are ``±inf`` (the sign of the
+    mean) or NaN (the mean is 0 too), not the quotient of rounding residues.
+    """
     c = y.shape[0]
+    if flat is not None:
+        t = float("nan") if flat == 0 else float(np.copysign(np.inf, flat))
+        return t, np.full(c, t), np.full(c, t), 0.0, 0.0
     mean = float(y.mean())
     sd = summand_sd(y)
     se_param = sd / float(np.sqrt(c))
@@ -246,7 +258,7 @@ def trisk(
     with np.errstate(over="ignore"):  # ±inf only where |x_i| exceeds the float64 range
         x = risk_weighted_differences(s, b, alpha)
     y, scale = _scaled_differences(s, b, alpha)  # x = scale · y, without overflow or underflow
-    t, t_r, t_j, se_param, se_jack = _studentise(y, se)
+    t, t_r, t_j, se_param, se_jack = _studentise(y, se, flat_differences(s, b))
     p = float(2.0 * stats.t.sf(abs(t), c - 1)) if not np.isnan(t) else float("nan")
     with np.errstate(over="ignore"):
         se_param, se_jack = scale * se_param, scale * se_jack

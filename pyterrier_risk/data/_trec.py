@@ -324,6 +324,10 @@ def _first_time(
     """Record a (qid, docno) pair; a pair seen before is an error naming both lines."""
     first = seen.setdefault((qid, docno), lineno)
     if first != lineno:
+        if verb == "listed":  # a run: the run policy's message (core), as for frames
+            from ..core import repeated_pair_message
+
+            raise ValueError(repeated_pair_message(f"{p}:{lineno}", qid, docno, f"line {first}"))
         raise ValueError(
             f"{p}:{lineno}: document {docno!r} is {verb} twice for topic {qid!r} (first at line {first})"
         )
@@ -349,7 +353,9 @@ def _run_columns(p: Path) -> tuple[list[str], list[str], list[int], list[float]]
         if not _RANK_RANGE[0] <= rank_i <= _RANK_RANGE[1]:
             raise ValueError(f"{p}:{lineno}: rank {rank} does not fit in 64 bits")
         if math.isnan(score_f):
-            raise ValueError(f"{p}:{lineno}: score is NaN")
+            from ..core import nan_score_message
+
+            raise ValueError(nan_score_message(f"{p}:{lineno}", qid, docno))
         _first_time(seen, qid, docno, p, lineno, "listed")
         qids.append(qid)
         docnos.append(docno)
@@ -421,7 +427,10 @@ def read_run(
         ValueError: for an unreadable file, an empty run, or a malformed line (wrong number of
             fields, non-numeric rank or score, a rank beyond 64 bits, NaN score, a NUL byte), or a
             (qid, docno) pair listed twice; the message names the file and line(s). Infinite scores
-            (``inf``, ``1e400``) are kept: scores only order the documents.
+            (``inf``, ``1e400``) are kept: scores only order the documents. This is the run policy
+            of the whole package: result frames given to ``Experiment``, ``hurt_topics``, the risk
+            measures or ``rank_distance`` are refused for a NaN score or a repeated pair alike, with
+            the same messages (``pyterrier_risk.core.check_run_frame``).
     """
     import numpy as np
     import pandas as pd

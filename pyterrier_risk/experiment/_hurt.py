@@ -12,7 +12,7 @@ import os
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Literal
 
-from ..core import HURT_COLUMNS, check_alpha, check_int, topic_hurt
+from ..core import HURT_COLUMNS, check_alpha, check_int, check_run_frame, topic_hurt
 from ._riskeval import resolve_system_index
 
 if TYPE_CHECKING:
@@ -47,6 +47,8 @@ def _from_runs(runs: Mapping[str, Any], qrels: Any, measures: list[Any]) -> dict
         raise TypeError(f"hurt_topics: qrels must be a DataFrame or a qrels file, got {type(qrels).__name__}")
     qrels = read_qrels(qrels) if isinstance(qrels, (str, os.PathLike)) else qrels
     frames = {str(n): read_run(r) if isinstance(r, (str, os.PathLike)) else r for n, r in runs.items()}
+    for name, frame in frames.items():  # the run policy of read_run, for frames (and the wrong kind)
+        check_run_frame(frame, f"hurt_topics: run {name!r}")
     topics = qrels_topics(qrels["qid"])
     for name, frame in frames.items():  # the topic policy's warnings, as Experiment gives them
         have = set(frame["qid"].astype(str))
@@ -159,7 +161,9 @@ def hurt_topics(
             * a systems × topics DataFrame (index: system names; one measure, named by ``measures``);
             * the ``perquery=True`` table of :func:`pyterrier_risk.Experiment` (``name``, ``qid``,
               ``measure``, ``value``): every ordinary measure in it, or those in ``measures``.
-        baseline: the baseline system, by name or row index; it must be one of ``systems``.
+        baseline: the baseline system, by name or row index; it must be one of ``systems``. An int
+            is a name when the systems are named by ints and one is that int, else a position; an
+            int that is both (the name of one system, the position of another) is refused.
         qrels: qrels DataFrame or file (with runs).
         measures: measure(s), names or ir_measures objects (``'nDCG@20'``).
         topics: query texts: a topics DataFrame (``qid``, ``query``), ``{qid: text}`` or a topics file
@@ -193,7 +197,8 @@ def hurt_topics(
         if len(names) < 2:
             raise ValueError(f"hurt_topics: at least two systems are needed (one is the baseline), "
                              f"got {names}")
-        row = resolve_system_index(baseline, names, "baseline")
+        given = list(systems) if isinstance(systems, Mapping) else list(matrix.index)  # ints stay ints
+        row = resolve_system_index(baseline, given, "baseline")  # an int may be a name
         for i, name in enumerate(names):
             if i == row:
                 continue

@@ -269,13 +269,12 @@ def per_query(tables: Tables, round_: Rounding, dataframe: bool) -> Any:
     """``pt.Experiment``'s long per-query table of the ordinary measures, then the risk components."""
     import pandas as pd
 
-    ordinary = set(tables.ordinary)
-    rows = [
-        (tables.names[i], qid, m, v)
+    rows = [  # the measures in the tables' order (not the dicts': ir_measures' set order, see _order.py)
+        (tables.names[i], qid, m, row[m])
         for i, values in tables.per_query.items()
         for qid, row in values.items()
-        for m, v in row.items()
-        if m in ordinary
+        for m in tables.ordinary
+        if m in row
     ]
     frames = [pd.DataFrame(rows, columns=["name", "qid", "measure", "value"])] if rows else []
     for result in tables.risk:
