@@ -8,9 +8,11 @@ import sys
 import warnings
 from collections.abc import Iterator
 
-__all__ = ["EXIT_USAGE", "PROG", "CLIError", "note", "notes_from_warnings", "one_line"]
+__all__ = ["EXIT_INTERRUPTED", "EXIT_USAGE", "PROG", "CLIError", "note", "notes_from_warnings", "one_line"]
 
 EXIT_USAGE = 2
+#: the exit status after Ctrl-C (128 + SIGINT, as shells report it)
+EXIT_INTERRUPTED = 130
 PROG = "pyterrier-risk"
 
 

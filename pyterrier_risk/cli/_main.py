@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from typing import NoReturn
 
 from ._args import EvalOptions, add_eval_arguments, arrange_eval_argv
-from ._common import EXIT_USAGE, PROG, CLIError, one_line
+from ._common import EXIT_INTERRUPTED, EXIT_USAGE, PROG, CLIError, one_line
 
 __all__ = ["CLIError", "main"]
 
@@ -94,35 +94,56 @@ def _parse(argv: Sequence[str] | None) -> argparse.Namespace:
     return args
 
 
+def _run(args: argparse.Namespace) -> int:
+    """Dispatch the parsed command."""
+    if args.command == "demo":
+        from ._demo import run_demo
+
+        return run_demo(args)
+    if args.command == "topics":
+        from ._topics import run_topics
+
+        return run_topics(args)
+    if args.command == "baselines":
+        from ._baselines import run_baselines
+
+        return run_baselines(args)
+    from ._eval import run_eval
+
+    return run_eval(args)
+
+
+def _interrupted() -> int:
+    print(f"{_PROG}: interrupted", file=sys.stderr)
+    return EXIT_INTERRUPTED
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``pyterrier-risk`` command (also ``python -m pyterrier_risk``).
+
+    Ctrl-C ends every command with one line, ``pyterrier-risk: interrupted``, and exit status 130; the
+    file being written is left as it was (every file is written to a temporary name, then renamed).
+    An error that only wraps the interrupt (PISA's C++ turns one into a ``SystemError``) counts as one.
 
     Args:
         argv: the arguments (default ``sys.argv[1:]``).
 
     Returns:
-        The exit status: 0 on success, 2 on a usage or input error (message on stderr, no traceback).
+        The exit status: 0 on success, 2 on a usage or input error (message on stderr, no traceback),
+        130 when interrupted.
     """
-    args = _parse(argv)
+    from ..data import raised_by_interrupt
+
     try:
-        if args.command == "demo":
-            from ._demo import run_demo
-
-            return run_demo(args)
-        if args.command == "topics":
-            from ._topics import run_topics
-
-            return run_topics(args)
-        if args.command == "baselines":
-            from ._baselines import run_baselines
-
-            return run_baselines(args)
-        from ._eval import run_eval
-
-        return run_eval(args)
+        return _run(_parse(argv))
+    except KeyboardInterrupt:
+        return _interrupted()
     except CLIError as e:
+        if raised_by_interrupt(e):
+            return _interrupted()
         print(f"{_PROG}: error: {one_line(str(e))}", file=sys.stderr)
         return EXIT_USAGE
-    except KeyboardInterrupt:  # pragma: no cover - interactive
-        print(f"{_PROG}: interrupted", file=sys.stderr)
-        return 130
+    except Exception as e:
+        if raised_by_interrupt(e):
+            return _interrupted()
+        raise

@@ -32,6 +32,8 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
+from ._atomic import raised_by_interrupt
+
 if TYPE_CHECKING:
     import numpy as np
     import pandas as pd
@@ -209,7 +211,8 @@ def _fast_table(p: Path, names: list[str], dtypes: dict[str, Any]) -> pd.DataFra
     line with a field too many is seen (None then); a missing trailing field is ``NaN`` in the last
     named column (checked here). Any failure (an unreadable or corrupt file, bad UTF-8, two fields
     too many, a number pandas cannot parse, anything else pandas raises) also gives None: the strict
-    parser then reads the file and names the problem.
+    parser then reads the file and names the problem. Only Ctrl-C is not a failure: pandas raises it
+    wrapped in a ``ParserError``, which is raised again as ``KeyboardInterrupt``.
     """
     import numpy as np
     import pandas as pd
@@ -228,7 +231,9 @@ def _fast_table(p: Path, names: list[str], dtypes: dict[str, Any]) -> pd.DataFra
             na_values={names[-1]: [""], "_extra": [""]}, quoting=csv.QUOTE_NONE, engine="c",
             encoding="utf-8", encoding_errors="strict", compression=None, **precision,
         )  # fmt: skip
-    except Exception:  # whatever the cause, the strict parser decides (and names the line)
+    except Exception as e:  # whatever the cause, the strict parser decides (and names the line)
+        if raised_by_interrupt(e):  # pandas wraps a Ctrl-C during read() in a ParserError
+            raise KeyboardInterrupt from None
         return None
     finally:
         if source is not None:

@@ -24,6 +24,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
+from ..data import atomic_write
+
 if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.figure import Figure
 
@@ -44,7 +46,8 @@ def _finish(fig: Figure, path: str | os.PathLike | None, dpi: int = 120) -> Figu
         path = Path(path)
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
-            fig.savefig(path, format="png", dpi=dpi)
+            with atomic_write(path, "wb", encoding=None) as f:  # whole or not at all
+                fig.savefig(f, format="png", dpi=dpi)
         except OSError as e:
             raise OSError(e.errno, f"cannot write plot to {path}: {e.strerror or e}") from e
     return fig
