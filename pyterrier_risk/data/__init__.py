@@ -41,6 +41,7 @@ _EXPORTS = {
 _INTERNAL = {
     "atomic_write": "_atomic",
     "raised_by_interrupt": "_atomic",
+    "watch_interrupts": "_atomic",
     "ensure_writable_dir": "_trec",
     "run_name": "_trec",
 }

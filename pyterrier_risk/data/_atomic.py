@@ -7,7 +7,8 @@ and no partial or temporary file behind.
 
 :func:`raised_by_interrupt` tells an error that only wraps a ``KeyboardInterrupt`` (pandas' C parser
 turns one raised in a stream's ``read`` into a ``ParserError``; a C++ extension such as PISA's into a
-``SystemError``) from a real one, so that a fallback never swallows Ctrl-C.
+``SystemError``) from a real one, so that a fallback never swallows Ctrl-C; :func:`watch_interrupts`
+notes a SIGINT whose ``KeyboardInterrupt`` native code may lose altogether.
 """
 
 from __future__ import annotations
@@ -15,12 +16,14 @@ from __future__ import annotations
 import contextlib
 import os
 import secrets
+import signal
 import stat
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, Any
 
-__all__ = ["atomic_write", "raised_by_interrupt"]
+__all__ = ["InterruptWatch", "atomic_write", "raised_by_interrupt", "watch_interrupts"]
 
 
 def raised_by_interrupt(error: BaseException) -> bool:
@@ -40,6 +43,38 @@ def raised_by_interrupt(error: BaseException) -> bool:
         seen.add(id(e))
         todo += [e.__cause__, e.__context__]
     return False
+
+
+class InterruptWatch:
+    """Whether a SIGINT came while :func:`watch_interrupts` watched (``hit``)."""
+
+    hit: bool = False
+
+
+@contextlib.contextmanager
+def watch_interrupts() -> Iterator[InterruptWatch]:
+    """Note each SIGINT that comes inside the block, then handle it as before (``KeyboardInterrupt``).
+
+    For native code that may lose the ``KeyboardInterrupt`` it gets from a Python callback (pandas' C
+    parser turns one in a stream's ``read`` into a ``ParserError``, now and then without a chain): the
+    caller checks ``hit``. Only the main thread handles signals; elsewhere, or when SIGINT is ignored
+    or left to the system, nothing is installed and ``hit`` stays False.
+    """
+    watch = InterruptWatch()
+    previous = signal.getsignal(signal.SIGINT)
+    if threading.current_thread() is not threading.main_thread() or not callable(previous):
+        yield watch
+        return
+
+    def noted(signum: int, frame: Any) -> Any:
+        watch.hit = True
+        return previous(signum, frame)
+
+    signal.signal(signal.SIGINT, noted)
+    try:
+        yield watch
+    finally:
+        signal.signal(signal.SIGINT, previous)
 
 
 def _temporary(target: Path) -> tuple[int, str]:

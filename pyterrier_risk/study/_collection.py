@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ..data import raised_by_interrupt
 from ._settings import BASELINE, FEATURE_DEPTH, Study, StudyError
 
 # Graded relevance codes that are not gains. Cranfield's codes run from 1 (complete answer) to 4 (minimum
@@ -159,6 +160,36 @@ def index_lock(path: Path) -> Iterator[None]:
             fcntl.flock(lock.fileno(), fcntl.LOCK_UN)
 
 
+class _Feed:
+    """The corpus as PISA's indexer reads it: counted, and with the error that stopped it kept.
+
+    pyterrier-pisa reads the documents in a thread of its own and takes an error there for the end of
+    the corpus: without this, a failing corpus would give a silently truncated index.
+    """
+
+    def __init__(self, docs: Any) -> None:
+        self.docs, self.count, self.finished, self.error = docs, 0, False, None
+
+    def __iter__(self) -> Iterator[Any]:
+        try:
+            for doc in self.docs:
+                yield doc
+                self.count += 1
+        except BaseException as e:
+            self.error = e
+            raise
+        self.finished = True
+
+    def check(self, path: Path) -> None:
+        """Raise what stopped the corpus before its end (``KeyboardInterrupt`` for Ctrl-C)."""
+        if self.finished:
+            return
+        if self.error is not None and raised_by_interrupt(self.error):
+            raise KeyboardInterrupt from None
+        reason = f"{type(self.error).__name__}: {self.error}" if self.error else "PISA stopped reading it"
+        raise StudyError(f"indexing {path.name} stopped after {self.count} documents ({reason})")
+
+
 def _build_into_place(ds: Any, path: Path, log_path: Path, threads: int) -> None:
     """Index the corpus, with every study scorer's data, in a new folder, then rename it to ``path``.
 
@@ -177,7 +208,9 @@ def _build_into_place(ds: Any, path: Path, log_path: Path, threads: int) -> None
         with _quiet_native_output(log_path), warnings.catch_warnings():
             # PISA indexes every str field when text_field is not given, which is what the demo wants
             warnings.filterwarnings("ignore", message="text_field not specified", category=UserWarning)
-            index.index(ds.get_corpus_iter(verbose=False))
+            feed = _Feed(ds.get_corpus_iter(verbose=False))
+            index.index(iter(feed))
+            feed.check(path)
             pisa_systems(index)  # writes each scorer's data now, before the index can be seen
         if path.exists():  # an unfinished index (no pt_meta.json) from before this lock existed
             shutil.rmtree(path)
