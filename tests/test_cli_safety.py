@@ -185,6 +185,21 @@ def test_many_risk_columns_raise_no_pandas_warning(capsys, small):
     assert table.shape[1] > 100
 
 
+def test_an_overflow_at_a_huge_alpha_is_one_error_line_without_numpy_warnings(capsys, small):
+    """numpy's overflow warnings (a source path and line) used to come before the command's own error."""
+    lines = [f"{q} Q0 d{d} {d} {9 - d} t\n" for q in (1, 2, 3) for d in (1, 2, 3)]
+    (small / "three.run").write_text("".join(lines))
+    argv = ["eval", "--qrels", str(small / "qrels.txt"), "--measure", "NumRet", "--baseline", "three",
+            str(small / "three.run"), str(small / "b.run")]
+    for alpha, code in [("1.7e308", 2), ("1e300", 0)]:
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", RuntimeWarning)
+            assert main([*argv, "--alpha", alpha]) == code
+        err = capsys.readouterr().err
+        if code == 2:
+            assert err.count("\n") == 1 and "overflows float64" in err, err
+
+
 def test_huge_values_are_printed_in_scientific_notation(capsys, small):
     argv = _argv(small, "--measure", "P@1", "--baseline", "a", "--alpha", "1e300", "--layout", "wide")
     assert main(argv) == 0
