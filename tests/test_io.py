@@ -572,6 +572,18 @@ def test_atomic_write_writes_a_device_in_place(tmp_path):
     with atomic_write(os.devnull) as f:
         f.write("discarded")
     assert stat.S_ISCHR(os.stat(os.devnull).st_mode)
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    link = tmp_path / "to-the-fifo"  # as /dev/stdout is a link to /proc/self/fd/1, a pipe
+    link.symlink_to(fifo)
+    reader = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)
+    try:
+        with atomic_write(link) as f:
+            f.write("through the pipe")
+        assert os.read(reader, 100) == b"through the pipe"
+    finally:
+        os.close(reader)
+    assert stat.S_ISFIFO(os.stat(fifo).st_mode) and sorted(os.listdir(tmp_path)) == ["fifo", "to-the-fifo"]
 
 
 _FULL_DISK_CHILD = r"""

@@ -92,10 +92,10 @@ def _temporary(target: Path) -> tuple[int, str]:
     return fd, tmp
 
 
-def _is_stream(target: Path) -> bool:
-    """Whether ``target`` exists and is neither a regular file nor a folder (a device, a FIFO, a socket)."""
+def _is_stream(path: Path) -> bool:
+    """Whether ``path`` exists and is neither a regular file nor a folder (a device, a FIFO, a socket)."""
     try:
-        mode = os.stat(target).st_mode
+        mode = os.stat(path).st_mode
     except OSError:
         return False
     return not (stat.S_ISREG(mode) or stat.S_ISDIR(mode))
@@ -132,11 +132,11 @@ def atomic_write(path: str | os.PathLike[str], mode: str = "w", encoding: str | 
     if mode not in ("w", "wb"):
         raise ValueError(f"atomic_write writes whole files: mode must be 'w' or 'wb', got {mode!r}")
     options = {"encoding": encoding, "newline": newline} if mode == "w" else {}
-    target = Path(os.path.realpath(path))
-    if _is_stream(target):  # a device or a FIFO: nothing to replace
-        with open(target, mode, **options) as stream:
+    if _is_stream(Path(path)):  # a device or a FIFO (/dev/stdout: a link to a pipe): nothing to replace
+        with open(path, mode, **options) as stream:
             yield stream
         return
+    target = Path(os.path.realpath(path))
     fd, tmp = _temporary(target)
     try:
         with os.fdopen(fd, mode, **options) as f:

@@ -10,7 +10,8 @@
 
 matplotlib is imported inside each function and figures are built with :class:`matplotlib.figure.Figure`
 directly (no ``pyplot`` state, no GUI backend), so the functions work in headless processes and threads.
-Each returns the Figure and, when ``path`` is given, also saves it as a PNG.
+Each returns the Figure and, when ``path`` is given, also saves it as a PNG (written to a temporary name
+and renamed when complete: an error or Ctrl-C leaves the previous file).
 """
 
 from __future__ import annotations
