@@ -123,6 +123,34 @@ def test_ctrl_c_while_eval_reads_19_runs_exits_130_without_output(tmp_path):
     assert interrupted  # at least one signal came while the command ran
 
 
+_SCRIPT = """import os, signal, sys
+signal.signal(signal.SIGINT, signal.default_int_handler)
+
+
+def interrupt_on(event, args):  # Ctrl-C while the package imports its measures (pandas, ir_measures)
+    if event == "import" and str(args[0]).startswith("pyterrier_risk.measures."):
+        os.kill(os.getpid(), signal.SIGINT)
+
+
+sys.addaudithook(interrupt_on)
+from pyterrier_risk.cli import main
+sys.exit(main(["eval", "--help"]))
+"""
+
+
+@pytest.mark.parametrize("name", ["pyterrier-risk", "some_program.py"])
+def test_ctrl_c_while_the_command_imports_the_package(tmp_path, name):
+    """The console script imports the package (and its measures) before main runs: the command still
+    says one line; any other program importing the package gets the KeyboardInterrupt."""
+    script = tmp_path / name
+    script.write_text(_SCRIPT)
+    proc = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=120)
+    if name == "pyterrier-risk":
+        assert (proc.returncode, proc.stderr, proc.stdout) == (130, "pyterrier-risk: interrupted\n", "")
+    else:
+        assert proc.returncode != 0 and proc.stderr.rstrip().endswith("KeyboardInterrupt"), proc.stderr
+
+
 # -- --output ----------------------------------------------------------------------------------------
 def test_output_on_a_full_disk_keeps_the_previous_file(small):
     """A file-size limit (writes fail with EFBIG) stands in for a full disk: one error line, the old file."""
