@@ -730,3 +730,12 @@ def test_demo_interrupted_during_pisa_retrieval_says_one_line(capsys, monkeypatc
     _, err = capsys.readouterr()
     assert err == "pyterrier-risk: interrupted\n"
     assert not (out / "report.md").exists() and not list(out.rglob("*.tmp"))
+
+
+@pytest.mark.slow
+@pytest.mark.realdata
+def test_demo_leaves_no_temporary_files(quick_study):
+    _, _, out = quick_study
+    names = [p.name for p in out.rglob("*")]
+    assert not [n for n in names if n.endswith((".tmp", ".building"))], names
+    assert "pisa-irds_cranfield.lock" in names and (out / "report.md").stat().st_size > 0
