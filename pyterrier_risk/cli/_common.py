@@ -8,9 +8,12 @@ import sys
 import warnings
 from collections.abc import Iterator
 
-__all__ = ["EXIT_USAGE", "PROG", "CLIError", "note", "notes_from_warnings", "one_line"]
+__all__ = ["EXIT_INTERRUPTED", "EXIT_USAGE", "PROG", "CLIError", "note", "notes_from_warnings", "one_line",
+           "report_interrupt"]
 
 EXIT_USAGE = 2
+#: the exit status after Ctrl-C (128 + SIGINT, as shells report it)
+EXIT_INTERRUPTED = 130
 PROG = "pyterrier-risk"
 
 
@@ -21,6 +24,12 @@ class CLIError(Exception):
 def one_line(text: str) -> str:
     """``text`` with its line breaks (an evaluator's multi-line message, say) folded into ``; ``."""
     return re.sub(r"\s*[\r\n]+\s*", "; ", text.strip())
+
+
+def report_interrupt() -> int:
+    """Print ``pyterrier-risk: interrupted`` on stderr; the exit status after Ctrl-C (130)."""
+    print(f"{PROG}: interrupted", file=sys.stderr)
+    return EXIT_INTERRUPTED
 
 
 def note(message: str) -> None:

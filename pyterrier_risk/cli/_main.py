@@ -15,10 +15,12 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Sequence
-from typing import NoReturn
+from typing import TYPE_CHECKING, NoReturn
 
-from ._args import EvalOptions, add_eval_arguments, arrange_eval_argv
-from ._common import EXIT_USAGE, PROG, CLIError, one_line
+from ._common import EXIT_USAGE, PROG, CLIError, one_line, report_interrupt
+
+if TYPE_CHECKING:
+    from ._args import EvalOptions
 
 __all__ = ["CLIError", "main"]
 
@@ -36,6 +38,7 @@ class _Parser(argparse.ArgumentParser):
 def _parser() -> tuple[argparse.ArgumentParser, dict[str, tuple[argparse.ArgumentParser, EvalOptions]]]:
     """The command's parser; per command that takes runs, its subparser and its option arities."""
     from .. import __version__
+    from ._args import add_eval_arguments
     from ._baselines import add_baselines_arguments
     from ._demo import add_demo_arguments
     from ._topics import add_topics_arguments
@@ -84,6 +87,8 @@ def _check_usage(args: argparse.Namespace, sub: argparse.ArgumentParser) -> None
 
 def _parse(argv: Sequence[str] | None) -> argparse.Namespace:
     """The parsed arguments; a command's runs may come anywhere on the line (:mod:`._args` sorts them)."""
+    from ._args import arrange_eval_argv
+
     parser, commands = _parser()
     words = list(sys.argv[1:] if argv is None else argv)
     if words and words[0] in commands:
@@ -94,35 +99,53 @@ def _parse(argv: Sequence[str] | None) -> argparse.Namespace:
     return args
 
 
+def _run(args: argparse.Namespace) -> int:
+    """Dispatch the parsed command."""
+    if args.command == "demo":
+        from ._demo import run_demo
+
+        return run_demo(args)
+    if args.command == "topics":
+        from ._topics import run_topics
+
+        return run_topics(args)
+    if args.command == "baselines":
+        from ._baselines import run_baselines
+
+        return run_baselines(args)
+    from ._eval import run_eval
+
+    return run_eval(args)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``pyterrier-risk`` command (also ``python -m pyterrier_risk``).
+
+    Ctrl-C ends every command with one line, ``pyterrier-risk: interrupted``, and exit status 130; the
+    file being written is left as it was (every file is written to a temporary name, then renamed).
+    An error that only wraps the interrupt (PISA's C++ turns one into a ``SystemError``) counts as one.
+    The module imports nothing heavy, so that the console script reaches this function at once; the
+    package's own import is covered in ``pyterrier_risk/__init__.py``.
 
     Args:
         argv: the arguments (default ``sys.argv[1:]``).
 
     Returns:
-        The exit status: 0 on success, 2 on a usage or input error (message on stderr, no traceback).
+        The exit status: 0 on success, 2 on a usage or input error (message on stderr, no traceback),
+        130 when interrupted.
     """
-    args = _parse(argv)
+    from ..data import raised_by_interrupt
+
     try:
-        if args.command == "demo":
-            from ._demo import run_demo
-
-            return run_demo(args)
-        if args.command == "topics":
-            from ._topics import run_topics
-
-            return run_topics(args)
-        if args.command == "baselines":
-            from ._baselines import run_baselines
-
-            return run_baselines(args)
-        from ._eval import run_eval
-
-        return run_eval(args)
+        return _run(_parse(argv))
+    except KeyboardInterrupt:
+        return report_interrupt()
     except CLIError as e:
+        if raised_by_interrupt(e):
+            return report_interrupt()
         print(f"{_PROG}: error: {one_line(str(e))}", file=sys.stderr)
         return EXIT_USAGE
-    except KeyboardInterrupt:  # pragma: no cover - interactive
-        print(f"{_PROG}: interrupted", file=sys.stderr)
-        return 130
+    except Exception as e:
+        if raised_by_interrupt(e):
+            return report_interrupt()
+        raise

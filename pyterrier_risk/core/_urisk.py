@@ -35,7 +35,10 @@ def risk_weighted_differences(scores: np.ndarray, baseline: np.ndarray, alpha: f
     """
     x = scores - baseline
     if alpha:
-        np.multiply(x, 1.0 + alpha, out=x, where=x < 0)
+        # a loss times 1 + α beyond float64 is -inf, on purpose: urisk falls back to a form that does
+        # not overflow, and callers that print the summands refuse -inf by name
+        with np.errstate(over="ignore"):
+            np.multiply(x, 1.0 + alpha, out=x, where=x < 0)
     return x
 
 

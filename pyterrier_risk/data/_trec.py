@@ -32,6 +32,8 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
+from ._atomic import raised_by_interrupt, watch_interrupts
+
 if TYPE_CHECKING:
     import numpy as np
     import pandas as pd
@@ -214,6 +216,20 @@ def _pandas_float_options() -> dict[str, str]:
     return {} if version >= (3, 1) else {"float_precision": "round_trip"}
 
 
+def _pandas_table(source: _CheckedBytes, names: list[str], dtypes: dict[str, Any]) -> pd.DataFrame:
+    """The table pandas' C parser reads from ``source``: ``names`` and one more column, no NA words."""
+    import numpy as np
+    import pandas as pd
+
+    precision = _pandas_float_options()
+    return pd.read_csv(
+        source, sep=r"\s+", header=None, names=[*names, "_extra"], index_col=False,
+        dtype={**{c: object for c in names}, "_extra": np.float64, **dtypes}, keep_default_na=False,
+        na_values={names[-1]: [""], "_extra": [""]}, quoting=csv.QUOTE_NONE, engine="c",
+        encoding="utf-8", encoding_errors="strict", compression=None, **precision,
+    )  # fmt: skip
+
+
 def _fast_table(p: Path, names: list[str], dtypes: dict[str, Any]) -> pd.DataFrame | None:
     """The whitespace-separated fields of ``p`` parsed by pandas' C parser; None when it cannot vouch.
 
@@ -222,26 +238,25 @@ def _fast_table(p: Path, names: list[str], dtypes: dict[str, Any]) -> pd.DataFra
     named column (checked here). Any failure (an unreadable or corrupt file, bad UTF-8, two fields
     too many, a number pandas cannot parse, anything else pandas raises) also gives None: the strict
     parser then reads the file and names the problem.
-    """
-    import numpy as np
-    import pandas as pd
 
-    columns = [*names, "_extra"]
-    precision = _pandas_float_options()
+    Only Ctrl-C is not a failure. pandas' C parser turns a ``KeyboardInterrupt`` raised as it calls
+    the stream's ``read`` into a ``ParserError``, sometimes without the interrupt in its chain: a SIGINT
+    while pandas reads (:func:`~._atomic.watch_interrupts`) is raised again as ``KeyboardInterrupt``.
+    """
     source = None
-    try:
-        source = _source(p)
-        table = pd.read_csv(
-            source, sep=r"\s+", header=None, names=columns, index_col=False,
-            dtype={**{c: object for c in names}, "_extra": np.float64, **dtypes}, keep_default_na=False,
-            na_values={names[-1]: [""], "_extra": [""]}, quoting=csv.QUOTE_NONE, engine="c",
-            encoding="utf-8", encoding_errors="strict", compression=None, **precision,
-        )  # fmt: skip
-    except Exception:  # whatever the cause, the strict parser decides (and names the line)
-        return None
-    finally:
-        if source is not None:
-            source.close()
+    with watch_interrupts() as watch:
+        try:
+            source = _source(p)
+            table = _pandas_table(source, names, dtypes)
+        except Exception as e:  # whatever the cause, the strict parser decides (and names the line)
+            if watch.hit or raised_by_interrupt(e):
+                raise KeyboardInterrupt from None
+            return None
+        finally:
+            if source is not None:
+                source.close()
+    if watch.hit:  # pandas dropped the interrupt and went on
+        raise KeyboardInterrupt
     if table.empty or table[names[-1]].isna().any() or table["_extra"].notna().any():
         return None
     return table

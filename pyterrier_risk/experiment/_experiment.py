@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ..core import qrels_topics, topic_set
+from ..data import atomic_write
 from ..measures import AGGREGATE_BASELINES, RiskMeasure, check_evaluation, parse_measure, trec_measures
 from ._compat import AssertedValueError, NotAFrameError, TypedValueError, UnknownMeasureError
 from ._order import in_measure_order, measure_permutation
@@ -356,7 +357,8 @@ def _write_saved_tables(
             old = old[~old["name"].astype(str).isin(set(names))]
             if not old.empty:
                 table = pd.concat([table, old], ignore_index=True)
-        table.to_csv(os.path.join(save_dir, filename), index=False)
+        with atomic_write(os.path.join(save_dir, filename)) as f:  # whole or not at all
+            table.to_csv(f, index=False)
 
 
 # -- the function ------------------------------------------------------------------------------------

@@ -257,8 +257,8 @@ def averages(tables: Tables, options: TableOptions, dataframe: bool) -> Any:
     table = pd.DataFrame(rows, columns=columns)
     if options.correction is not None and options.baseline is not None and tables.ordinary:
         _insert_corrections(table, tables, options)
-    for col, values in risk.items():
-        table[col] = values
+    if risk:  # all at once: a column at a time fragments the frame (pandas' PerformanceWarning)
+        table = pd.concat([table, pd.DataFrame(risk, index=table.index)], axis=1)
     if options.highlight in ("bold", "color", "colour"):
         return _highlighted(table, options.highlight)
     return table

@@ -10,7 +10,8 @@
 
 matplotlib is imported inside each function and figures are built with :class:`matplotlib.figure.Figure`
 directly (no ``pyplot`` state, no GUI backend), so the functions work in headless processes and threads.
-Each returns the Figure and, when ``path`` is given, also saves it as a PNG.
+Each returns the Figure and, when ``path`` is given, also saves it as a PNG (written to a temporary name
+and renamed when complete: an error or Ctrl-C leaves the previous file).
 """
 
 from __future__ import annotations
@@ -23,6 +24,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
+
+from ..data import atomic_write
 
 if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.figure import Figure
@@ -44,7 +47,8 @@ def _finish(fig: Figure, path: str | os.PathLike | None, dpi: int = 120) -> Figu
         path = Path(path)
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
-            fig.savefig(path, format="png", dpi=dpi)
+            with atomic_write(path, "wb", encoding=None) as f:  # whole or not at all
+                fig.savefig(f, format="png", dpi=dpi)
         except OSError as e:
             raise OSError(e.errno, f"cannot write plot to {path}: {e.strerror or e}") from e
     return fig

@@ -57,8 +57,18 @@ def table_format(path: str | os.PathLike | None, format: str | None) -> str:
     return format
 
 
+#: from this magnitude on, a fixed-point ``floatfmt`` (``".4f"``) writes a float in scientific notation
+#: (``".4e"``): the fixed-point text of 1e308 has 309 digits. 1e16 is where a float stops holding every
+#: integer, and where measure names switch to scientific notation for α (``measures/_risk.py``).
+SCIENTIFIC_FROM = 1e16
+
+
 def format_cell(value: object, floatfmt: str = ".4f") -> str:
     """Render one cell: floats with ``floatfmt``, missing values as empty, everything else with ``str``.
+
+    A fixed-point ``floatfmt`` (``".4f"``) writes a magnitude of :data:`SCIENTIFIC_FROM` or more with the
+    same number of decimals in scientific notation (``-1.0000e+300``). Small magnitudes keep the fixed
+    form (``0.0000``): that is the rounding asked for.
 
     Args:
         value: the cell value.
@@ -77,6 +87,8 @@ def format_cell(value: object, floatfmt: str = ".4f") -> str:
         x = float(value)
         if math.isnan(x):
             return ""
+        if abs(x) >= SCIENTIFIC_FROM and math.isfinite(x) and floatfmt.endswith(("f", "F")):
+            return format(x, floatfmt[:-1] + "e")
         return format(x, floatfmt)
     try:
         if pd.isna(value):  # pd.NA, NaT

@@ -11,6 +11,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ..data import atomic_write
 from ..learning import get_objective
 from ..reporting import write_table
 from ._evaluate import Evaluation, StudyTables
@@ -287,7 +288,8 @@ def write_report(out: Path, study: Study, ev: Evaluation, tables: StudyTables, p
     text = render_report(_report_fields(ev, tables, study, pisa, n_docs, labels))
     report = out / "report.md"
     try:
-        report.write_text(text, encoding="utf-8")
+        with atomic_write(report) as f:
+            f.write(text)
     except OSError as e:
         raise StudyError(f"cannot write the report {report}: {e.strerror or e}") from e
     return report
