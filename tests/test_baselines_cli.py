@@ -49,7 +49,7 @@ def test_csv_equals_the_python_api_on_an_independent_matrix(capsys, trec7):
     code, out, err = _run(capsys, ["baselines", runs[0], "--qrels", qrels, "--measure", "AP", runs[1],
                                    "--alpha", "5", *runs[2:], "--format", "csv"])
     assert code == 0, err
-    table = pd.read_csv(io.StringIO(out)).set_index("run")
+    table = pd.read_csv(io.StringIO(out)).set_index("name")
     expected = ptr.baseline_sensitivity(_independent_matrix(qrels, runs), alpha=5.0)
     assert list(table.index) == RUNS and list(table.columns) == [*RUNS, "MEAN", "MEDIAN", "MAX"]
     np.testing.assert_allclose(table.to_numpy(), expected.urisk.to_numpy(), atol=1e-12)
@@ -66,7 +66,7 @@ def test_each_table(capsys, trec7, table, columns):
                                    "--table", table, "--format", "csv", "--permutations", "0", *runs])
     assert code == 0, err
     frame = pd.read_csv(io.StringIO(out))
-    assert frame.shape[1] == columns + 1 and frame.columns[0] == "run"
+    assert frame.shape[1] == columns + 1 and frame.columns[0] == "name"
 
 
 @pytest.mark.realdata

@@ -60,7 +60,7 @@ def _urisk(s, b, alpha):
 def test_urisk_table_by_hand_and_the_note_from_scipy(capsys, runs, alpha):
     assert main(_argv(runs, "--alpha", f"{alpha:g}", "--format", "csv")) == 0
     out, err = capsys.readouterr()
-    table = pd.read_csv(io.StringIO(out)).set_index("run")
+    table = pd.read_csv(io.StringIO(out)).set_index("name")
     m = pd.DataFrame(PATTERN).T
     base = {**{n: m.loc[n] for n in PATTERN}, "MEAN": m.mean(), "MEDIAN": m.median(), "MAX": m.max()}
     assert list(table.index) == list(PATTERN) and list(table.columns) == list(base)

@@ -52,7 +52,7 @@ def test_topics_csv_equals_the_python_api(capsys, small):
     assert code == 0, err
     table = pd.read_csv(io.StringIO(out), dtype={"qid": str})
     expected = ptr.hurt_topics({"base": base, "new": new}, "base", qrels=q, measures=["P@1", "AP"],
-                               topics=small / "topics.tsv").rename(columns={"system": "run"})
+                               topics=small / "topics.tsv")
     pd.testing.assert_frame_equal(table, expected, check_dtype=False)
     p1 = table[table["measure"] == "P@1"]
     assert p1["qid"].tolist() == ["1", "3", "2"]  # most hurt first
@@ -138,7 +138,7 @@ def test_topics_from_evaluation_files_trec7(capsys):
     ref = pd.read_csv(gdeval, dtype={"topic": str})
     ref = ref[(ref["k"] == 20) & (ref["topic"] != "amean")]
     ref = ref.pivot(index="topic", columns="run", values="ndcg@k")
-    block = table[table["run"] == dph].set_index("qid")
+    block = table[table["name"] == dph].set_index("qid")
     assert len(block) == 50 and block["difference"].is_monotonic_increasing
     pd.testing.assert_series_equal(block["value"], ref[dph].reindex(block.index), check_names=False)
     pd.testing.assert_series_equal(block["baseline"], ref[bm25].reindex(block.index), check_names=False)

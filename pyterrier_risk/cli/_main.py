@@ -17,7 +17,7 @@ import sys
 from collections.abc import Sequence
 from typing import NoReturn
 
-from ._args import EvalOptions, add_eval_arguments, arrange_eval_argv
+from ._args import EvalOptions, add_eval_arguments, arrange_eval_argv, resolve_topic_options
 from ._common import EXIT_USAGE, PROG, CLIError, one_line
 
 __all__ = ["CLIError", "main"]
@@ -78,8 +78,11 @@ def _check_usage(args: argparse.Namespace, sub: argparse.ArgumentParser) -> None
         sub.error("give run files or --evalfile files, not both")
     if not args.evalfile and args.qrels is None:
         sub.error("the following arguments are required: --qrels")
-    if args.command == "topics" and args.baseline is None:
+    if args.command in ("topics", "distance") and args.baseline is None:
         sub.error("the following arguments are required: --baseline")
+    problem = resolve_topic_options(args, args.command)
+    if problem:
+        sub.error(problem)
 
 
 def _parse(argv: Sequence[str] | None) -> argparse.Namespace:

@@ -307,4 +307,4 @@ def study_tables(ev: Evaluation, results: dict[str, pd.DataFrame], topics: pd.Da
         break_even=breakeven_table(ev, risk, baseline), kendall=kendall_bins(results, study, baseline),
         kendall_trend=kendall_trend(distances, study),
         kendall_distance=distances.rename_axis(index="qid").reset_index(),
-        sensitivity=sens.ranks.loc[list(pisa)].rename_axis(index="system").reset_index(), baselines=sens)
+        sensitivity=sens.ranks.loc[list(pisa)].rename_axis(index="name").reset_index(), baselines=sens)

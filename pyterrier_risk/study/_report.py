@@ -59,8 +59,8 @@ def short_query(text: str, width: int = QUERY_WIDTH) -> str:
 
 def _hurt_view(hurt: pd.DataFrame, baseline: str, measure: str, top: int = HURT_TOP) -> pd.DataFrame:
     """The ``top`` most-hurt topics of each run, with their query cut between words, for the report."""
-    view = hurt.groupby("system", sort=False).head(top)
-    return pd.DataFrame({"run": view["system"], "qid": view["qid"], "query": view["query"].map(short_query),
+    view = hurt.groupby("name", sort=False).head(top)
+    return pd.DataFrame({"name": view["name"], "qid": view["qid"], "query": view["query"].map(short_query),
                          baseline: view["baseline"], measure: view["value"], "difference": view["difference"],
                          "relative": view["relative"], "T_J": view["t_j"],
                          "p(T_J)": view["t_j_p_value"].map(_p_text)})
@@ -75,7 +75,7 @@ def _hurt_text(hurt: pd.DataFrame, baseline: str, alpha: float) -> str:
     """Per run: topics lost, lost by more than 20%, and with T_J <= −2 (a significant loss at about 5%)."""
     parts = []
     counts = {}
-    for name, rows in hurt.groupby("system", sort=False):
+    for name, rows in hurt.groupby("name", sort=False):
         lost = int((rows["difference"] < 0).sum())
         gt20 = int(rows["loss_gt20"].sum())
         sig = int((rows["t_j"] <= -2).sum())  # the T_J plot's red bars
@@ -258,7 +258,7 @@ def _analysis_fields(tables: StudyTables, sens: Any, study: Study, measure: Any,
             **{"Wilcoxon p": tables.kendall_trend["Wilcoxon p"].map(_p_text)})),
         "kendall_text": _kendall_text(tables.kendall_trend, baseline), "trend_from": f"{lo:g}",
         "trend_to": f"{hi:g}", "sensitivity_text": _sensitivity_text(sens),
-        "ranks_table": md(tables.sensitivity.set_index("system").map(
+        "ranks_table": md(tables.sensitivity.set_index("name").map(
             lambda r: f"{r:g}" if np.isfinite(r) else "").reset_index()),
     }
 
