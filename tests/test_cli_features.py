@@ -575,7 +575,7 @@ def test_topic_modes_qrels_and_intersection(capsys, coll):
     qrels_mode = pd.read_csv(io.StringIO(out)).set_index("name")
     ap_a, ap_h = per_topic(coll, "AP", "a"), per_topic(coll, "AP", "h")
     assert qrels_mode.loc["h", "AP"] == pytest.approx(ap_h.mean(), abs=1e-12)  # -c: the two topics count 0
-    code, out, err = _run(capsys, [*argv, "--format", "csv", "--topics", "intersection"])
+    code, out, err = _run(capsys, [*argv, "--format", "csv", "--topic-policy", "intersection"])
     assert code == 0, err
     assert "pyterrier-risk: note: intersection mode: 2 of the 10 qrels topics are left out" in err
     inter = pd.read_csv(io.StringIO(out)).set_index("name")
@@ -585,5 +585,8 @@ def test_topic_modes_qrels_and_intersection(capsys, coll):
     urisk = (ap_h[kept] - ap_a[kept]).mean()
     assert inter.loc["h", "URisk(AP,baseline='a')"] == pytest.approx(urisk, abs=1e-12)
     with pytest.raises(SystemExit) as e:
-        main([*argv, "--topics", "both"])
+        main([*argv, "--topic-policy", "both"])
     assert e.value.code == 2 and "invalid choice: 'both'" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as e:  # the old spelling with a wrong value: what to type
+        main([*argv, "--topics", "both"])
+    assert e.value.code == 2 and "the topic policy is --topic-policy qrels|intersection" in capsys.readouterr().err

@@ -83,6 +83,8 @@ def _table(runs: dict[str, Any], base: str, args: Any) -> tuple[Any, str]:
         table = rank_distance_bins(others, runs[base], bins=args.bins, normalize=not args.counts)
     except ValueError as e:
         raise CLIError(str(e)) from e
+    if args.counts:  # topics per bin print as integers
+        table = table.astype({c: int for c in table.columns[:args.bins]})
     what = "topics" if args.counts else "share of the topics"
     return table.reset_index(), (f"{what} per Kendall-distance bin of each run's ranking from {base}'s "
                                  f"(Wang et al. 2012, Fig. 5); undefined: topics without a distance "

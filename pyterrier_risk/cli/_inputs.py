@@ -199,7 +199,8 @@ def from_runs(args: Any, bases: Sequence[Any], measures: Sequence[Any], aggregat
             topics = topic_set(qrels_topics(qrels["qid"]), have, args.topic_policy)
         except ValueError as e:
             raise CLIError(str(e)) from e
-    matrices = _evaluated(runs, qrels, bases, topics)
+    with notes_from_warnings():  # the gains nDCG_gdeval used
+        matrices = _evaluated(runs, qrels, bases, topics)
     qrels_irm = qrels.rename(columns={"qid": "query_id", "docno": "doc_id", "label": "relevance"})
     return Inputs(list(runs), matrices, baseline, qrels_irm)
 
