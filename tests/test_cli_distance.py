@@ -1,4 +1,4 @@
-"""``pyterrier-risk distance``: the Kendall distance from the baseline's rankings, as the Python API computes it."""
+"""``pyterrier-risk distance``: the Kendall distance from the baseline's rankings, as Python computes it."""
 
 from __future__ import annotations
 
@@ -56,7 +56,8 @@ def test_bins_and_per_topic_equal_the_python_api_and_a_brute_force(capsys, runs)
     per_topic = pd.read_csv(io.StringIO(out), dtype={"qid": str})
     assert list(per_topic.columns) == ["name", "qid", "distance"] and len(per_topic) == 6
     np.testing.assert_allclose(per_topic["distance"], [0, 0, 0.1, 0.1, 1, 1])
-    code, out, _ = _run(capsys, ["distance", *others, "--baseline", runs / "base.run", "--counts", "--bins", "2"])
+    code, out, _ = _run(capsys, ["distance", *others, "--baseline", runs / "base.run", "--counts",
+                                 "--bins", "2"])
     assert code == 0 and out.splitlines()[0].split("|")[2:4] == [" 0.0-0.5 ", " 0.5-1.0 "]
     assert "| same |       2 |       0 |" in out
 

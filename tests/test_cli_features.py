@@ -589,4 +589,5 @@ def test_topic_modes_qrels_and_intersection(capsys, coll):
     assert e.value.code == 2 and "invalid choice: 'both'" in capsys.readouterr().err
     with pytest.raises(SystemExit) as e:  # the old spelling with a wrong value: what to type
         main([*argv, "--topics", "both"])
-    assert e.value.code == 2 and "the topic policy is --topic-policy qrels|intersection" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert e.value.code == 2 and "the topic policy is --topic-policy qrels|intersection" in err

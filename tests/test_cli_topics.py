@@ -70,8 +70,8 @@ def test_topics_top_markdown_and_output(capsys, small, tmp_path):
     tables = [t.splitlines() for t in out_file.read_text().split("\n\n") if t.startswith("|")]
     assert len(tables) == 2  # the per-run summary, then the most-hurt topics
     summary, lines = tables
-    assert summary[0].split("|")[1:-1] == [f" {c} " for c in ("name", "measure", "topics", "lost", "loss > 20%",
-                                                             "T_R ≤ −2", "mean change")]
+    columns = ("name", "measure", "topics", "lost", "loss > 20%", "T_R ≤ −2", "mean change")
+    assert summary[0].split("|")[1:-1] == [f" {c} " for c in columns]
     assert [c.strip() for c in summary[2].split("|")[1:-1]] == ["new", "P@1", "3", "2", "2", "0", "-0.67"]
     assert lines[0].startswith("| name ") and len(lines) == 3  # header, rule, the one most-hurt topic
     assert "| new " in lines[2] and "| 1 " in lines[2] and "-1.00" in lines[2]
@@ -161,7 +161,8 @@ def test_old_spellings_keep_working_with_a_note(capsys, small):
     """Issue 23 #2: --topics was the topic policy and --queries the query texts; both still work."""
     q, base, new = (str(small / f) for f in ("qrels.txt", "base.run", "new.run"))
     argv = ["topics", new, base, "--qrels", q, "--baseline", "base", "--measure", "AP", "--format", "csv"]
-    code, now, err = _run(capsys, [*argv, "--topic-policy", "intersection", "--topics", str(small / "topics.tsv")])
+    texts = str(small / "topics.tsv")
+    code, now, err = _run(capsys, [*argv, "--topic-policy", "intersection", "--topics", texts])
     assert code == 0 and "note" not in err, err
     code, old, err = _run(capsys, [*argv, "--topics", "intersection", "--queries", str(small / "topics.tsv")])
     assert code == 0 and old == now
@@ -175,7 +176,8 @@ def test_old_spellings_keep_working_with_a_note(capsys, small):
 def test_markdown_reads_as_an_answer(capsys, small):
     """Issue 23 #5: one T column where T_J = T_R; tiny p-values in 1e-6 form; --help has no '%%'."""
     q, base, new = (str(small / f) for f in ("qrels.txt", "base.run", "new.run"))
-    code, out, err = _run(capsys, ["topics", new, base, "--qrels", q, "--baseline", "base", "--measure", "AP"])
+    code, out, err = _run(capsys, ["topics", new, base, "--qrels", q, "--baseline", "base", "--measure",
+                                   "AP"])
     assert code == 0, err
     header = out.split("\n\n")[2].splitlines()[0]
     assert "t_r" in header and "t_j" not in header and "T_J equals T_R" in out
@@ -194,7 +196,8 @@ def test_trec7_default_table_fits_a_terminal(capsys):
     """Issue 23 #6: `topics` with the query texts on the 19 TREC-7 runs was 193 characters wide."""
     root = data_path("trec7-adhoc-terrier-runs")
     code, out, err = _run(capsys, ["topics", "--qrels", str(root / "qrels.adhoc.351-400.txt"), "--topics",
-                                   str(root / "topics.adhoc.351-400.txt"), "--baseline", "stem-stop_BM25b0.75_1",
+                                   str(root / "topics.adhoc.351-400.txt"), "--baseline",
+                                   "stem-stop_BM25b0.75_1",
                                    str(root / "runs")])
     assert code == 0, err
     rows = [line for line in out.splitlines() if line.startswith("|")]

@@ -1,4 +1,4 @@
-"""``nDCG_gdeval@k`` and ``ERR_gdeval@k``: the TREC Web track's official measures by a short name (issue 23 #3)."""
+"""``nDCG_gdeval@k`` and ``ERR_gdeval@k``: the Web track's official measures by a short name (issue 23 #3)."""
 
 from __future__ import annotations
 
@@ -21,7 +21,7 @@ RUN = pd.DataFrame({"qid": ["1", "1", "1", "2", "2"], "docno": ["b", "c", "a", "
 
 def _by_hand(order, labels, k):
     """gdeval's nDCG@k from its definition: gains 2^l - 1 (negative labels 0), discount log2(rank + 1)."""
-    gain = {d: (2.0**l - 1 if l > 0 else 0.0) for d, l in labels.items()}
+    gain = {d: (2.0**g - 1 if g > 0 else 0.0) for d, g in labels.items()}
     dcg = sum(gain.get(d, 0.0) / np.log2(r + 2) for r, d in enumerate(order[:k]))
     ideal = sorted(gain.values(), reverse=True)[:k]
     return dcg / sum(g / np.log2(r + 2) for r, g in enumerate(ideal))
@@ -50,7 +50,8 @@ def test_web2012_official_baseline_matches_gdeval_not_trec_eval():
     """The data README's gdeval -c: nDCG@20 0.1118 and ERR@20 0.1947; trec_eval's nDCG@20 is 0.1567."""
     root = data_path("trec-web-2012-risk")
     qrels = ptr.read_qrels(root / "qrels.web.151-200.txt")
-    runs = {n: ptr.read_run(root / "runs" / f"{n}.run.gz") for n in ("indri-rm-cata-filtered", "indri-ql-cata")}
+    names = ("indri-rm-cata-filtered", "indri-ql-cata")
+    runs = {n: ptr.read_run(root / "runs" / f"{n}.run.gz") for n in names}
     topics = sorted(set(qrels["qid"]))
     measures = [ptr.parse_measure(m) for m in ("nDCG_gdeval@20", "ERR_gdeval@20", "nDCG@20",
                                                  "nDCG(dcg='exp-log2')@20")]
@@ -63,4 +64,4 @@ def test_web2012_official_baseline_matches_gdeval_not_trec_eval():
     assert round(means["nDCG@20"]["indri-rm-cata-filtered"], 4) == 0.1567
     assert round(means["ERR_gdeval@20"]["indri-rm-cata-filtered"], 4) == 0.1947
     # per topic, gdeval.pl itself (ir_measures runs it for dcg='exp-log2') to its printed precision
-    np.testing.assert_allclose(m["nDCG_gdeval@20"], m["nDCG(dcg='exp-log2')@20"], atol=1e-6)
+    np.testing.assert_allclose(m["nDCG_gdeval@20"], m["nDCG(dcg='exp-log2')@20"], atol=5.01e-6)  # 5 decimals

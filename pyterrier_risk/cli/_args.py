@@ -155,7 +155,8 @@ def resolve_topic_options(args: argparse.Namespace, command: str) -> str | None:
             return "give the query texts once: --topics FILE (--queries is its old name)"
     if given in TOPIC_POLICIES and not os.path.exists(given):
         if args.topic_policy not in (None, given):
-            return f"--topics {given} and --topic-policy {args.topic_policy} disagree; give --topic-policy only"
+            return (f"--topics {given} and --topic-policy {args.topic_policy} disagree; "
+                    "give --topic-policy only")
         note(f"--topics {given} is now --topic-policy {given} (--topics FILE gives the query texts)")
         args.topic_policy, given = given, None
     if given is not None and command != "topics":

@@ -127,10 +127,10 @@ def _result(args: Any) -> tuple[Any, Any]:
 
 
 def table_of(result: Any, name: str) -> Any:
-    """The ``--table`` frame with a ``name`` column: ranks as integers where no tie makes a half, the PCA's
-    axes labelled with their explained variance."""
-    import pandas as pd
+    """The ``--table`` frame with a ``name`` column.
 
+    Ranks are integers where no tie makes a half; the PCA's axes are labelled with their explained variance.
+    """
     frame = getattr(result, name).rename_axis("name").reset_index()
     if name == "ranks":
         frame = _integers(frame)
@@ -176,8 +176,8 @@ def _shaped(table: Any, result: Any, args: Any, fmt: str, render: Any) -> tuple[
     if width <= MAX_WIDTH or fmt == "csv":
         return table, False, None
     return summary_table(table, result), True, (
-        f"the wide table is {width} characters wide (more than {MAX_WIDTH}): printed min, median and max over "
-        f"the {runs} run baselines, then MEAN, MEDIAN and MAX; --layout wide prints it whole")
+        f"the wide table is {width} characters wide (more than {MAX_WIDTH}): printed min, median and max "
+        f"over the {runs} run baselines, then MEAN, MEDIAN and MAX; --layout wide prints it whole")
 
 
 def run_baselines(args: Any) -> int:

@@ -30,8 +30,7 @@ def note(message: str) -> None:
 
 @contextlib.contextmanager
 def notes_from_warnings() -> Iterator[None]:
-    """Print the topic policy's warnings (``TopicPolicyWarning``) and the gains ``nDCG_gdeval`` used
-    (``GdevalGainsWarning``) raised inside as notes, each once.
+    """Print the topic policy's and ``nDCG_gdeval``'s gains warnings raised inside as notes, each once.
 
     The policy functions and the measures warn (:mod:`pyterrier_risk.core._topics`,
     :mod:`pyterrier_risk.measures._gdeval`); the command prints. Other warnings are dropped: the

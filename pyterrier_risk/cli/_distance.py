@@ -78,8 +78,9 @@ def _table(runs: dict[str, Any], base: str, args: Any) -> tuple[Any, str]:
             frames = [rank_distance(r, runs[base]).rename("distance").reset_index().assign(name=n)
                       for n, r in others.items()]
             table = pd.concat(frames, ignore_index=True)[["name", "qid", "distance"]]
-            return table, (f"Kendall distance of each run's ranking from {base}'s per topic (Wang et al. 2012, "
-                           "§5.9; empty: fewer than two common documents, or one ranking ties them all)")
+            return table, (f"Kendall distance of each run's ranking from {base}'s per topic (Wang et al. "
+                           "2012, §5.9; empty: fewer than two common documents, or one ranking ties them "
+                           "all)")
         table = rank_distance_bins(others, runs[base], bins=args.bins, normalize=not args.counts)
     except ValueError as e:
         raise CLIError(str(e)) from e

@@ -1,4 +1,4 @@
-"""The ``pyterrier-risk`` command: ``demo``, ``eval``, ``topics`` (hurt topics), ``baselines`` and ``distance``.
+"""The ``pyterrier-risk`` command: ``demo``, ``eval``, ``topics`` (hurt topics), ``baselines``, ``distance``.
 
 ``baselines`` reports how a risk evaluation depends on its baseline (:mod:`._baselines`), ``topics`` the
 topics each run hurts (:mod:`._topics`), ``distance`` how far each run's rankings are from the baseline's
@@ -45,7 +45,8 @@ def _parser() -> tuple[argparse.ArgumentParser, dict[str, tuple[argparse.Argumen
     parser = _Parser(
         prog=_PROG, description="Risk-sensitive evaluation for PyTerrier: URisk, TRisk, ZRisk, GeoRisk.")
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
-    sub = parser.add_subparsers(dest="command", required=True, metavar="{demo,eval,topics,baselines,distance}")
+    sub = parser.add_subparsers(dest="command", required=True,
+                                metavar="{demo,eval,topics,baselines,distance}")
 
     demo = sub.add_parser(
         "demo", help="run a complete risk-sensitive study on an ir_datasets collection (PISA + LambdaMART)",
@@ -70,13 +71,15 @@ def _parser() -> tuple[argparse.ArgumentParser, dict[str, tuple[argparse.Argumen
                     "2014): rankings, Kendall's tau, the Friedman test, correlation with the baseline, PCA. "
                     "Runs may come anywhere on the line.")
     dist = sub.add_parser(
-        "distance", help="the Kendall distance of each run's rankings from the baseline's, per topic and binned",
-        description="Per topic, the normalised Kendall distance between each run's ranking and the baseline's "
-                    "over the documents both retrieved (Wang et al., SIGIR 2012, §5.9): the share of the "
+        "distance",
+        help="the Kendall distance of each run's rankings from the baseline's, per topic and binned",
+        description="Per topic, the normalised Kendall distance between each run's ranking and the "
+                    "baseline's over the documents both retrieved (Wang et al., SIGIR 2012, §5.9): the share of the "
                     "topics in 10 bins and the mean (Figure 5), or --perquery. Runs may come anywhere on the "
                     "line.")
     return parser, {"eval": (ev, add_eval_arguments(ev)), "topics": (topics, add_topics_arguments(topics)),
-                    "baselines": (bl, add_baselines_arguments(bl)), "distance": (dist, add_distance_arguments(dist))}
+                    "baselines": (bl, add_baselines_arguments(bl)),
+                    "distance": (dist, add_distance_arguments(dist))}
 
 
 def _check_usage(args: argparse.Namespace, sub: argparse.ArgumentParser) -> None:

@@ -43,7 +43,7 @@ _MIN_QUERY = 16  # a query is not cut shorter than this
 
 
 def add_topics_arguments(parser: argparse.ArgumentParser) -> EvalOptions:
-    """Add the ``topics`` options (``eval``'s inputs, a baseline, ``--top``/``--all``, ``--topics``, output)."""
+    """Add the ``topics`` options (``eval``'s inputs, a baseline, ``--top``/``--all``, output)."""
     opt = _Options(parser)
     _io_arguments(opt)
     opt.add("--baseline", metavar="RUN", help="the baseline: a run file, or the name of one of the RUNs "
@@ -63,7 +63,8 @@ def add_topics_arguments(parser: argparse.ArgumentParser) -> EvalOptions:
             help="table format (default: from the --output suffix .md/.csv/.tex, else markdown)")
     opt.add("--output", "-o", type=Path, help="write the tables to this file instead of stdout")
     opt.add("--round", type=integer, default=4, help="decimals in markdown/latex output, 0 to 20 (default 4)")
-    opt.add("--caption", help="caption of the per-topic table (LaTeX: a table float; markdown: a 'Table:' line)")
+    opt.add("--caption",
+            help="caption of the per-topic table (LaTeX: a table float; markdown: a 'Table:' line)")
     return EvalOptions(opt.arity, opt.long)
 
 

@@ -433,8 +433,9 @@ def topic_p_values(
     :math:`2\,P(T_{c-1} > |T_{R_i}|)` of Student's t with ``c - 1`` degrees of freedom, where its
     :math:`s_x` divides by ``c`` (population standard deviation). A result of
     ``trisk(..., sd='population')`` reproduces it; ``sd=`` here rescales a result computed with the
-    other convention (by :math:`\sqrt{c/(c-1)}` from ``'sample'`` to ``'population'``). These p-values are exploratory (they flag topics with large risk-weighted
-    differences); a single :math:`x_i/s_x` is not t-distributed, and over ``c`` topics they are a
+    other convention (by :math:`\sqrt{c/(c-1)}` from ``'sample'`` to ``'population'``). These p-values
+    are exploratory (they flag topics with large risk-weighted differences); a single :math:`x_i/s_x`
+    is not t-distributed, and over ``c`` topics they are a
     family to correct (:func:`adjust_p_values`).
 
     Args:

@@ -63,7 +63,7 @@ class _NDCGGdeval(_Gdeval):
     __name__ = "nDCG_gdeval"
     NAME = __name__
     PRETTY_NAME = "nDCG (gdeval)"
-    SHORT_DESC = "nDCG with gdeval.pl's gains 2^l - 1 (negative labels 0), the TREC Web track's official nDCG."
+    SHORT_DESC = "nDCG with gdeval.pl's gains 2^l - 1 (negative labels 0): the Web track's official nDCG."
 
     def stock(self, qrels: Any) -> Measure:
         gains = gdeval_gains(qrels["relevance"])

@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pandas as pd
 
-__all__ = ["FORMATS", "column_float_format", "format_cell", "is_p_value_column", "latex_escape", "table_format",
-           "to_csv", "to_latex", "to_markdown"]
+__all__ = ["FORMATS", "column_float_format", "format_cell", "is_p_value_column", "latex_escape",
+           "table_format", "to_csv", "to_latex", "to_markdown"]
 
 FORMATS = ("markdown", "latex", "csv")
 _SUFFIX_FORMAT = {".md": "markdown", ".markdown": "markdown", ".tex": "latex", ".csv": "csv"}
@@ -59,14 +59,14 @@ def table_format(path: str | os.PathLike | None, format: str | None) -> str:
 
 
 def is_p_value_column(column: object) -> bool:
-    """Whether a column holds p-values, by its name (``p_value``, ``X p-value``, ``t_r_p_value``, ``p_urisk``)."""
+    """Whether a column holds p-values, by its name (``p_value``, ``X p-value``, ``t_r_p_value``, ...)."""
     name = str(column).lower()
     return (name.endswith(("p-value", "p_value", "p-value corrected", "p_adjusted", "pvalue", " p"))
             or name == "p" or name.startswith("p_"))
 
 
 def column_float_format(column: object, floatfmt: str) -> str:
-    """``floatfmt`` for a column; a p-value column's fixed-point spec gets the ``p:`` mark (:func:`format_cell`)."""
+    """``floatfmt`` for a column; a p-value column's fixed-point spec is marked ``p:`` (see format_cell)."""
     return f"p:{floatfmt}" if floatfmt.endswith("f") and is_p_value_column(column) else floatfmt
 
 
