@@ -74,9 +74,9 @@ def _parser() -> tuple[argparse.ArgumentParser, dict[str, tuple[argparse.Argumen
         "distance",
         help="the Kendall distance of each run's rankings from the baseline's, per topic and binned",
         description="Per topic, the normalised Kendall distance between each run's ranking and the "
-                    "baseline's over the documents both retrieved (Wang et al., SIGIR 2012, §5.9): the share of the "
-                    "topics in 10 bins and the mean (Figure 5), or --perquery. Runs may come anywhere on the "
-                    "line.")
+                    "baseline's over the documents both retrieved (Wang et al., SIGIR 2012, §5.9): the "
+                    "share of the topics in 10 bins and the mean (Figure 5), or --perquery. Runs may come "
+                    "anywhere on the line.")
     return parser, {"eval": (ev, add_eval_arguments(ev)), "topics": (topics, add_topics_arguments(topics)),
                     "baselines": (bl, add_baselines_arguments(bl)),
                     "distance": (dist, add_distance_arguments(dist))}
