@@ -156,6 +156,6 @@ def make_plots(ev: Evaluation, tables: StudyTables, study: Study, pisa: Sequence
                        title=f"Kendall distance of each re-ranker's top {study.depth} from {baseline}'s")
     plots["baselines_pca"] = plots_dir / "baselines_pca.png"
     plot_baselines_pca(tables.baselines, path=plots["baselines_pca"],
-                       title=f"The {len(pisa)} PISA systems × {matrix.shape[1]} topics (squares: "
+                       title=f"The {len(matrix)} runs × {matrix.shape[1]} topics (squares: "
                              "virtual baselines)")
     return plots

@@ -159,6 +159,23 @@ def _sensitivity_text(sens: Any, level: float = 0.05) -> str:
     return " ".join(parts)
 
 
+def _georisk_note(tables: Any, n_pisa: int) -> str:
+    """Why LambdaMART's GeoRisk at α = 0 differs between the trade table and the table of all runs.
+
+    GeoRisk scores a run against the runs it is computed among: the trade table's among the PISA
+    systems and that model, this one's among every run. Both numbers are printed, as the tables show them.
+    """
+    trade, multi = tables.trade.set_index("α"), tables.multi.set_index("name")
+    column, here = f"{PLAIN} GeoRisk", "GeoRisk α=0"
+    if column not in trade.columns or here not in multi.columns or PLAIN not in multi.index:
+        return ""
+    among_pisa = float(trade[column].iloc[0])
+    among_all = float(multi.loc[PLAIN, here])
+    return (f"\n\nGeoRisk depends on the runs it is computed among: {PLAIN}'s GeoRisk at α = 0 is "
+            f"{among_all:.4f} here, among all {len(multi)} runs, and {among_pisa:.4f} in the trade table "
+            f"above, among the {n_pisa} PISA systems and {PLAIN}.")
+
+
 def _alpha0_text(averages: pd.DataFrame, folds: pd.DataFrame, t_measure: Any, measure: Any,
                  baseline: str) -> str:
     """The honest comparison of LambdaMART (α = 0) with the baseline on the mean, with its paired test.
@@ -238,7 +255,7 @@ def _report_fields(ev: Evaluation, tables: StudyTables, study: Study, pisa: Sequ
         "trade_table": md(tables.trade), "findings": _findings(tables.trade, study, measure),
         "effectiveness_table": md(tables.effectiveness),
         "risk_table": md(tables.risk),
-        "multi_table": md(tables.multi),
+        "multi_table": md(tables.multi) + _georisk_note(tables, len(pisa)),
         **_analysis_fields(tables, tables.baselines, study, measure, baseline, md),
     }
 
