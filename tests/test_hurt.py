@@ -396,9 +396,10 @@ def test_plot_risk_gain_marks_the_near_optimal_hull(tmp_path):
     assert hull.get_linestyle() == "--" and hull.get_label() == "near-optimal hull (U-CRO)"
     ringed = lines[((0.02, 0.012, 0.008), (0.1, 0.08, 0.05))]  # α = 0, 1, 5 are in [0, α*]
     assert ringed.get_marker() == "o"
-    labels = [t.get_text() for t in ax.get_legend().get_texts()]
-    assert "U-CRO (α ∈ [0, 5])" in labels and "run (α ∈ [0, 1.5])" in labels and "loser" in labels
-    assert "break-even: coin flips with the baseline" in labels
+    labels = [t.get_text().replace("\n", " ") for t in ax.get_legend().get_texts()]
+    assert labels[:3] == ["U-CRO", "run", "loser"]  # issue 23 #12: a curve's entry is its name
+    assert "break-even (coin flips with the baseline) of the alpha = 0 model of U-CRO: α* = 5" in labels
+    assert "break-even (coin flips with the baseline) of run: α* = 1.5" in labels
     assert ((0.0, 0.05), (0.0, -0.01)) not in lines  # Gain < 0: no break-even α >= 0, no line
     plain = ptr.plot_risk_gain(points, hull=False).axes[0]
     assert len(plain.get_lines()) == 3 + 1  # three curves and the zero line
