@@ -565,7 +565,8 @@ def test_demo_answers_the_four_questions_from_the_numbers(quick_study):
     chi2 = friedmanchisquare(*urisk).statistic
     assert f"χ² = {chi2:.2f}, df = {len(matrix) - 1}" in report
     ranks = pd.read_csv(out / "tables" / "sensitivity.csv").set_index("name")
-    assert list(ranks.index) == list(matrix.index) and list(ranks.columns) == [*pisa, "MEAN", "MEDIAN", "MAX"]
+    assert sorted(ranks.index) == sorted(matrix.index)  # every run, the re-rankers too
+    assert list(ranks.columns) == [*pisa, "MEAN", "MEDIAN", "MAX"]
     # issue 23 #19: LambdaMART's GeoRisk at alpha = 0 of the two tables, with why they differ
     trade = pd.read_csv(out / "tables" / "trade.csv").set_index("α")
     multi = pd.read_csv(out / "tables" / "multi.csv").set_index("name")
