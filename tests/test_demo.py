@@ -360,7 +360,7 @@ def test_demo_tables_agree_with_an_independent_evaluation(quick_study, capsys):
     capsys.readouterr()
     assert main(["eval", "--qrels", str(out / "qrels.txt"), "--measure", "nDCG@10", "--alpha", "5",
                  "--baseline", str(out / "runs" / "BM25.run"), "--format", "csv", *runs]) == 0
-    table = pd.read_csv(io.StringIO(capsys.readouterr().out)).set_index("run")
+    table = pd.read_csv(io.StringIO(capsys.readouterr().out)).set_index("name")
     assert sorted(table.index) == sorted(eff.index)  # run files are named like the systems
     for name in risk.index:
         assert table.loc[name, "URisk(nDCG@10,alpha=5,baseline='BM25')"] == pytest.approx(
@@ -472,7 +472,7 @@ def test_breakeven_and_hurt_sentences_follow_the_numbers():
     assert "at α = 1, 3 of 4 runs (LambdaMART, U-CRO(a=1), U-CRO(a=5))" in text
     assert "at α = 5, 0 of 4 runs (none)" in text and "The largest α* is U-CRO(a=1)'s, 3.00." in text
     assert "does not move in one direction" in text and "2.00 → 3.00 → 1.50" in text
-    hurt = pd.DataFrame({"system": ["A"] * 3 + ["B"] * 3, "difference": [-0.5, -0.1, 0.2, -0.3, 0.0, 0.1],
+    hurt = pd.DataFrame({"name": ["A"] * 3 + ["B"] * 3, "difference": [-0.5, -0.1, 0.2, -0.3, 0.0, 0.1],
                          "loss_gt20": [True, True, False, True, False, False],
                          "t_j": [-3.0, -1.0, 1.0, -2.5, 0.0, 0.5],
                          "t_j_p_value": [0.01, 0.3, 0.3, 0.02, 1.0, 0.6]})
@@ -523,9 +523,9 @@ def test_demo_answers_the_four_questions_from_the_numbers(quick_study):
     for name in [PLAIN, "U-CRO(a=5)", "GeoRisk-LM(a=5)"]:
         run = matrix.loc[name]
         lost, gt20 = int((run < base).sum()), int(((base - run) / base > 0.2).sum())
-        sig = int((hurt.loc[hurt["system"] == name, "t_j"] <= -2).sum())
+        sig = int((hurt.loc[hurt["name"] == name, "t_j"] <= -2).sum())
         assert f"{name} loses {lost} of 225 topics, {gt20} by more than 20%, {sig} with T_J ≤ −2" in report
-        assert int(hurt.loc[hurt["system"] == name, "loss_gt20"].sum()) == gt20
+        assert int(hurt.loc[hurt["name"] == name, "loss_gt20"].sum()) == gt20
     section = report.split("## Which topics the re-rankers hurt")[1].split("##")[0]
     rows = [line.split("|")[1:-1] for line in section.splitlines() if re.match(r"\| \S+\s+\| \d+ ", line)]
     assert len(rows) == 15
@@ -542,7 +542,7 @@ def test_demo_answers_the_four_questions_from_the_numbers(quick_study):
 
     # 3. Kendall distances from BM25's top 50, pair by pair; the trend test from them
     dist = pd.read_csv(out / "tables" / "kendall_distance.csv", dtype={"qid": str}).set_index("qid")
-    bins = pd.read_csv(out / "tables" / "kendall.csv").set_index("run")
+    bins = pd.read_csv(out / "tables" / "kendall.csv").set_index("name")
     for name in [PLAIN, "U-CRO(a=5)", "GeoRisk-LM(a=5)"]:
         brute = _brute_kendall(top[name], top["BM25"]).reindex(dist.index)
         np.testing.assert_allclose(dist[name], brute, atol=1e-12)
@@ -557,12 +557,21 @@ def test_demo_answers_the_four_questions_from_the_numbers(quick_study):
         counts = f"rises on {(d > 0).sum()}, stays on {(d == 0).sum()}"
         assert f"{counts} (Wilcoxon signed-rank p = {p:.2g})" in report
 
-    # 4. baseline sensitivity: Friedman over the systems' URisk at alpha = 5 under each run baseline
+    # 4. baseline sensitivity: Friedman over every run's URisk at alpha = 5 under each PISA baseline; the
+    # re-rankers are ranked too (issue 23 #18)
     pisa = ["BM25", "DPH", "PL2(c=1)", "QLD(mu=1000)"]
-    d = matrix.loc[pisa].to_numpy()[:, None, :] - matrix.loc[pisa].to_numpy()[None, :, :]  # system, baseline
+    d = matrix.to_numpy()[:, None, :] - matrix.loc[pisa].to_numpy()[None, :, :]  # run, baseline, topic
     urisk = np.where(d < 0, 6 * d, d).mean(axis=2)
     chi2 = friedmanchisquare(*urisk).statistic
-    assert f"χ² = {chi2:.2f}, df = 3" in report
+    assert f"χ² = {chi2:.2f}, df = {len(matrix) - 1}" in report
+    ranks = pd.read_csv(out / "tables" / "sensitivity.csv").set_index("name")
+    assert sorted(ranks.index) == sorted(matrix.index)  # every run, the re-rankers too
+    assert list(ranks.columns) == [*pisa, "MEAN", "MEDIAN", "MAX"]
+    # issue 23 #19: LambdaMART's GeoRisk at alpha = 0 of the two tables, with why they differ
+    trade = pd.read_csv(out / "tables" / "trade.csv").set_index("α")
+    multi = pd.read_csv(out / "tables" / "multi.csv").set_index("name")
+    assert (f"{PLAIN}'s GeoRisk at α = 0 is {multi.loc[PLAIN, 'GeoRisk α=0']:.4f} here, among all "
+            f"{len(matrix)} runs, and {trade.loc[0, f'{PLAIN} GeoRisk']:.4f} in the trade table") in report
 
 
 def _docs_tables(page):

@@ -344,7 +344,7 @@ def _exact_risk(s: np.ndarray, b: np.ndarray, alpha: float) -> tuple[Fraction, f
 
 
 def _check_table(out: str, qrels: list, runs: dict[str, list], measure: str, topics: list[str]) -> None:
-    table = pd.read_csv(io.StringIO(out)).set_index("run")
+    table = pd.read_csv(io.StringIO(out)).set_index("name")
     per_topic = {name: _per_topic(measure, qrels, records, topics) for name, records in runs.items()}
     base = per_topic["r0"]
     for name, values in per_topic.items():

@@ -148,12 +148,12 @@ def matrix():
 
 def test_hurt_topics_of_a_matrix(matrix):
     out = ptr.hurt_topics(matrix, "base", measures="nDCG@10", top=4)
-    assert list(out.columns) == ["system", "measure", "qid", *HURT_COLUMNS]
-    assert out["system"].tolist() == ["new"] * 4 + ["other"] * 4
+    assert list(out.columns) == ["name", "measure", "qid", *HURT_COLUMNS]
+    assert out["name"].tolist() == ["new"] * 4 + ["other"] * 4
     assert set(out["measure"]) == {"nDCG@10"}
     for name in ("new", "other"):
         d = (matrix.loc[name] - matrix.loc["base"]).sort_values(kind="stable")
-        block = out[out["system"] == name]
+        block = out[out["name"] == name]
         assert block["qid"].tolist() == d.index[:4].tolist()  # the four largest losses, worst first
         assert block["difference"].tolist() == pytest.approx(d.iloc[:4].tolist())
     by_index = ptr.hurt_topics(matrix, 0, top=4)
@@ -304,10 +304,10 @@ def test_web2012_hurt_topics_and_break_even_alpha():
     assert len(out) == 2 * 2 * 50 and (out["query"] != "").all()
     ndcg = out[out["measure"] == str(GDEVAL_NDCG20)]
     for name in ("indri-ql-cata", "indri-rm-catb"):
-        block = ndcg[ndcg["system"] == name].set_index("qid")
+        block = ndcg[ndcg["name"] == name].set_index("qid")
         assert block["value"].mean() == pytest.approx(WEB_README[name][0], abs=5e-5)  # gdeval -c means
         assert block["baseline"].mean() == pytest.approx(WEB_README[WEB_BASELINE][0], abs=5e-5)
-        err = out[(out["measure"] == "ERR@20") & (out["system"] == name)]
+        err = out[(out["measure"] == "ERR@20") & (out["name"] == name)]
         assert err["value"].mean() == pytest.approx(WEB_README[name][1], abs=5e-5)
         # independent per-topic nDCG@20 (gdeval's definition, numpy): the most-hurt topic and Loss > 20%
         s, _ = gdeval_per_topic(ptr.read_run(runs[name]), qrels)
@@ -383,7 +383,7 @@ def test_break_even_measure_in_eval(capsys, tmp_path):
     argv = ["eval", "--qrels", str(qrels_file), *(str(tmp_path / f"{n}.run") for n in runs),
             "--measure", "AP", "BreakEven(AP)", "--format", "csv", "--no-zrisk"]
     assert main([*argv, "--baseline", "base"]) == 0
-    table = pd.read_csv(io.StringIO(capsys.readouterr().out)).set_index("run")
+    table = pd.read_csv(io.StringIO(capsys.readouterr().out)).set_index("name")
     expected = ptr.Experiment(runs, _ap_runs()[2], qrels, ["BreakEven(AP)"], baseline="base")
     expected = expected.set_index("name").rename(columns={"BreakEven(AP)": "BreakEven(AP,baseline='base')"})
     pd.testing.assert_series_equal(table["BreakEven(AP,baseline='base')"],
@@ -420,9 +420,10 @@ def test_plot_risk_gain_marks_the_near_optimal_hull(tmp_path):
     assert hull.get_linestyle() == "--" and hull.get_label() == "near-optimal hull (U-CRO)"
     ringed = lines[((0.02, 0.012, 0.008), (0.1, 0.08, 0.05))]  # α = 0, 1, 5 are in [0, α*]
     assert ringed.get_marker() == "o"
-    labels = [t.get_text() for t in ax.get_legend().get_texts()]
-    assert "U-CRO (α ∈ [0, 5])" in labels and "run (α ∈ [0, 1.5])" in labels and "loser" in labels
-    assert "break-even: coin flips with the baseline" in labels
+    labels = [t.get_text().replace("\n", " ") for t in ax.get_legend().get_texts()]
+    assert labels[:3] == ["U-CRO", "run", "loser"]  # issue 23 #12: a curve's entry is its name
+    assert "break-even (coin flips with the baseline) of the alpha = 0 model of U-CRO: α* = 5" in labels
+    assert "break-even (coin flips with the baseline) of run: α* = 1.5" in labels
     assert ((0.0, 0.05), (0.0, -0.01)) not in lines  # Gain < 0: no break-even α >= 0, no line
     plain = ptr.plot_risk_gain(points, hull=False).axes[0]
     assert len(plain.get_lines()) == 3 + 1  # three curves and the zero line

@@ -39,18 +39,21 @@ def note(message: str) -> None:
 
 @contextlib.contextmanager
 def notes_from_warnings() -> Iterator[None]:
-    """Print the topic policy's warnings (``TopicPolicyWarning``) raised inside as notes, each once.
+    """Print the topic policy's and ``nDCG_gdeval``'s gains warnings raised inside as notes, each once.
 
-    The policy functions warn (:mod:`pyterrier_risk.core._topics`); the command prints. Other
-    warnings are dropped: the command's own output is the table.
+    The policy functions and the measures warn (:mod:`pyterrier_risk.core._topics`,
+    :mod:`pyterrier_risk.measures._gdeval`); the command prints. Other warnings are dropped: the
+    command's own output is the table.
     """
     from ..core import TopicPolicyWarning
+    from ..measures import GdevalGainsWarning
 
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         try:
             yield
         finally:
-            policy = [str(w.message) for w in caught if issubclass(w.category, TopicPolicyWarning)]
+            policy = [str(w.message) for w in caught
+                      if issubclass(w.category, (TopicPolicyWarning, GdevalGainsWarning))]
             for message in dict.fromkeys(policy):
                 note(message)

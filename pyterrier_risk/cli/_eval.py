@@ -83,10 +83,8 @@ def _settings(args: Any) -> Settings:
         raise CLIError("--perquery and --all-pairs each replace the table of averages: give one of them")
     check_output_paths(args.output, args.plots)
     correction = _correction(args.correction)
-    if args.topic_sd != "sample" and not args.perquery:
-        raise CLIError("--topic-sd sets the per-topic p-values of --perquery; give --perquery too")
     risk_test = RiskTest(args.test, args.resamples, args.seed, args.null, topic_p_values=bool(args.perquery),
-                         topic_correction=correction, topic_sd=args.topic_sd)
+                         topic_correction=correction, topic_sd=args.sd)
     return Settings(alphas, correction, risk_test)
 
 
@@ -227,7 +225,7 @@ def _results(inputs: Inputs, bases: list[Any], risk: list[Any], args: Any, setti
         return table
     # the win/loss counts and reject flags of pt.Experiment's layout add width, not information here
     dropped = [c for c in table.columns if str(c).endswith((" +", " -", " reject"))]
-    return table.drop(columns=dropped).rename(columns={"name": "run"})
+    return table.drop(columns=dropped)
 
 
 def _check_per_topic(results: Sequence[Any], bases: Sequence[Any]) -> None:

@@ -1,7 +1,8 @@
-"""The ``pyterrier-risk`` command: ``demo``, ``eval``, ``topics`` (hurt topics) and ``baselines``.
+"""The ``pyterrier-risk`` command: ``demo``, ``eval``, ``topics`` (hurt topics), ``baselines``, ``distance``.
 
 ``baselines`` reports how a risk evaluation depends on its baseline (:mod:`._baselines`), ``topics`` the
-topics each run hurts (:mod:`._topics`).
+topics each run hurts (:mod:`._topics`), ``distance`` how far each run's rankings are from the baseline's
+(:mod:`._distance`).
 
 ``eval`` (:mod:`._eval`) evaluates TREC run files, or per-topic evaluation files, and prints one row
 per run and one column per measure; its arguments are sorted out by :mod:`._args` (several values
@@ -41,12 +42,14 @@ def _parser() -> tuple[argparse.ArgumentParser, dict[str, tuple[argparse.Argumen
     from ._args import add_eval_arguments
     from ._baselines import add_baselines_arguments
     from ._demo import add_demo_arguments
+    from ._distance import add_distance_arguments
     from ._topics import add_topics_arguments
 
     parser = _Parser(
         prog=_PROG, description="Risk-sensitive evaluation for PyTerrier: URisk, TRisk, ZRisk, GeoRisk.")
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
-    sub = parser.add_subparsers(dest="command", required=True, metavar="{demo,eval,topics,baselines}")
+    sub = parser.add_subparsers(dest="command", required=True,
+                                metavar="{demo,eval,topics,baselines,distance}")
 
     demo = sub.add_parser(
         "demo", help="run a complete risk-sensitive study on an ir_datasets collection (PISA + LambdaMART)",
@@ -61,20 +64,35 @@ def _parser() -> tuple[argparse.ArgumentParser, dict[str, tuple[argparse.Argumen
                     "column per measure (named by its repr). Runs may come anywhere on the line.")
     topics = sub.add_parser(
         "topics", help="the topics each run hurts against a baseline, most-hurt first",
-        description="Per topic and run, against --baseline: both values, the difference and relative "
-                    "change, Loss > 20%%, T_R and T_J with p-values; most-hurt first. Runs may come "
-                    "anywhere on the line.")
+        description="Per run against --baseline: the topics lost, lost by more than 20% (Wang et al. "
+                    "2012), with T_R <= -2 and the mean change; then each run's most-hurt topics with both "
+                    "values, the difference and relative change, Loss > 20%, T_R (and T_J) with p-values. "
+                    "Runs may come anywhere on the line.")
     bl = sub.add_parser(
         "baselines", help="URisk/TRisk of every run against every run and MEAN/MEDIAN/MAX as the baseline",
         description="How much the risk ranking of the runs depends on the baseline (Dinçer et al., ECIR "
                     "2014): rankings, Kendall's tau, the Friedman test, correlation with the baseline, PCA. "
                     "Runs may come anywhere on the line.")
+    dist = sub.add_parser(
+        "distance",
+        help="the Kendall distance of each run's rankings from the baseline's, per topic and binned",
+        description="Per topic, the normalised Kendall distance between each run's ranking and the "
+                    "baseline's over the documents both retrieved (Wang et al., SIGIR 2012, §5.9): the "
+                    "share of the topics in 10 bins and the mean (Figure 5), or --perquery. Runs may come "
+                    "anywhere on the line.")
     return parser, {"eval": (ev, add_eval_arguments(ev)), "topics": (topics, add_topics_arguments(topics)),
-                    "baselines": (bl, add_baselines_arguments(bl))}
+                    "baselines": (bl, add_baselines_arguments(bl)),
+                    "distance": (dist, add_distance_arguments(dist))}
 
 
 def _check_usage(args: argparse.Namespace, sub: argparse.ArgumentParser) -> None:
     """The usage errors argparse cannot see, the same for every command that takes runs (exit 2)."""
+    if args.command == "distance":
+        if not (args.runs or args.runs_from):
+            sub.error("the following arguments are required: RUN (or --runs-from FILE)")
+        if args.baseline is None:
+            sub.error("the following arguments are required: --baseline")
+        return
     if not (args.runs or args.runs_from or args.evalfile):
         sub.error("the following arguments are required: RUN (or --runs-from FILE, or --evalfile FILE)")
     if args.evalfile and (args.runs or args.runs_from):
@@ -83,6 +101,11 @@ def _check_usage(args: argparse.Namespace, sub: argparse.ArgumentParser) -> None
         sub.error("the following arguments are required: --qrels")
     if args.command == "topics" and args.baseline is None:
         sub.error("the following arguments are required: --baseline")
+    from ._args import resolve_topic_options
+
+    problem = resolve_topic_options(args, args.command)
+    if problem:
+        sub.error(problem)
 
 
 def _parse(argv: Sequence[str] | None) -> argparse.Namespace:
@@ -113,6 +136,10 @@ def _run(args: argparse.Namespace) -> int:
         from ._baselines import run_baselines
 
         return run_baselines(args)
+    if args.command == "distance":
+        from ._distance import run_distance
+
+        return run_distance(args)
     from ._eval import run_eval
 
     return run_eval(args)

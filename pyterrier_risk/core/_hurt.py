@@ -93,6 +93,8 @@ def topic_hurt(
     baseline: Any,
     alpha: float = 0.0,
     se: Literal["parametric", "jackknife"] = "parametric",
+    *,
+    sd: Literal["sample", "population"] = "sample",
 ) -> pd.DataFrame:
     r"""Per topic, how a system did against its baseline, the most-hurt topic first.
 
@@ -117,6 +119,8 @@ def topic_hurt(
         baseline: per-topic effectiveness of the baseline, aligned like in :func:`urisk`.
         alpha: risk-sensitivity of :math:`T_{R_i}` / :math:`T_{J_i}` (``alpha >= 0``).
         se: TRisk's standard error, ``'parametric'`` or ``'jackknife'`` (:func:`trisk`).
+        sd: the standard deviation of :math:`T_{R_i}`/:math:`T_{J_i}`: ``'sample'`` (divisor c − 1) or
+            ``'population'`` (c, as rmit-ir/trisk) (:func:`trisk`).
 
     Returns:
         A DataFrame indexed by topic (``qid``; positions 0..c−1 for plain arrays).
@@ -133,7 +137,7 @@ def topic_hurt(
     s, b, index = as_score_pair(scores, baseline)
     if len(s) >= 2 and np.array_equal(s, b):
         raise ValueError("the system ties the baseline on every topic: no topic is hurt or helped")
-    result = trisk(s, b, alpha, se=se)  # refuses fewer than two topics
+    result = trisk(s, b, alpha, se=se, sd=sd)  # refuses fewer than two topics
     d = s - b
     relative = np.divide(d, b, out=np.full_like(d, np.nan), where=b > 0)
     frame = pd.DataFrame(

@@ -276,7 +276,8 @@ def rank_distance_bins(
         normalize: fractions of the topics with a distance (each row sums to 1) rather than counts.
 
     Returns:
-        A DataFrame: one row per run (in ``runs`` order, index named ``run``), one column per bin
+        A DataFrame: one row per run (in ``runs`` order, index named ``name`` as the system column of
+        ``pt.Experiment``; ``run`` up to version 0.2), one column per bin
         (labelled ``"0.0-0.1"`` and so on), then ``undefined`` (a count) and ``mean`` (the mean distance).
 
     Raises:
@@ -302,7 +303,7 @@ def rank_distance_bins(
             counts /= counts.sum()
         rows[label] = [*counts, float(len(d) - len(ok)), float(ok.mean())]
     frame = pd.DataFrame.from_dict(rows, orient="index", columns=[*labels, "undefined", "mean"])
-    frame.index.name = "run"
+    frame.index.name = "name"
     return frame.astype({"undefined": int})
 
 

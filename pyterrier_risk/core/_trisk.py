@@ -72,6 +72,9 @@ from ._validate import as_score_pair, check_alpha, wrap_topics
 __all__ = ["TRiskResult", "trisk", "jackknife_se"]
 
 _SE_METHODS = ("parametric", "jackknife")
+#: the standard deviation conventions of TRisk, ``T_R`` and ``T_J``: ``s_x`` divides by ``c - 1``
+#: (``'sample'``, the default) or by ``c`` (``'population'``, as rmit-ir/trisk)
+SD_CONVENTIONS = ("sample", "population")
 
 
 @dataclass(frozen=True, eq=False)  # per-topic arrays: compare results field by field
@@ -96,6 +99,8 @@ class TRiskResult:
         se_method: ``'parametric'`` or ``'jackknife'``.
         se_parametric: :math:`s_x/\sqrt c` (2014 eq. 12).
         se_jackknife: :math:`\sqrt{var_J}` (2014 eq. 17).
+        sd: ``'sample'`` or ``'population'``: the divisor of :math:`s_x` behind ``trisk``, ``se``,
+            ``t_r`` and ``t_j`` (see :func:`trisk`).
     """
 
     trisk: float
@@ -110,6 +115,7 @@ class TRiskResult:
     se_method: str = "parametric"
     se_parametric: float = float("nan")
     se_jackknife: float = float("nan")
+    sd: str = "sample"
 
     @property
     def n_topics(self) -> int:
@@ -126,6 +132,7 @@ class TRiskResult:
             "df": self.df,
             "alpha": self.alpha,
             "se_method": self.se_method,
+            "sd": self.sd,
         }
 
     def per_topic(self) -> pd.DataFrame:
@@ -220,6 +227,8 @@ def trisk(
     baseline: Any,
     alpha: float = 0.0,
     se: Literal["parametric", "jackknife"] = "parametric",
+    *,
+    sd: Literal["sample", "population"] = "sample",
 ) -> TRiskResult:
     r"""TRisk = URisk / SE(URisk), with its p-value and per-topic T_R and T_J (Dinçer et al. 2014).
 
@@ -235,13 +244,19 @@ def trisk(
         alpha: risk-sensitivity ``alpha >= 0``; any finite value (the t statistic is computed in a
             scaled form that does not overflow, see the module docstring).
         se: ``'parametric'`` (2014 eq. 12, :math:`s_x/\sqrt c`) or ``'jackknife'`` (eq. 17).
+        sd: the divisor of the standard deviation :math:`s_x`, for TRisk, ``t_r`` and ``t_j`` alike:
+            ``'sample'`` (``c - 1``, the default: the paper's t-test reading, ``ttest_rel`` at
+            α = 0, and its Table 1's :math:`SE = SE_J`) or ``'population'`` (``c``, as
+            rmit-ir/trisk). ``'population'`` multiplies both standard errors by
+            :math:`\sqrt{(c-1)/c}`, hence ``trisk``, ``t_r`` and ``t_j`` by :math:`\sqrt{c/(c-1)}`;
+            the p-value stays Student's t with ``c - 1`` degrees of freedom.
 
     Returns:
         A :class:`TRiskResult`; its per-topic arrays are Series indexed by topic when a Series
         was given.
 
     Raises:
-        ValueError: fewer than two topics, an unknown ``se``, or any :func:`urisk` input error.
+        ValueError: fewer than two topics, an unknown ``se`` or ``sd``, or any :func:`urisk` input error.
 
     Example:
         >>> r = trisk([0.5, 0.2, 0.4, 0.6], [0.3, 0.3, 0.4, 0.2], alpha=1.0)
@@ -250,6 +265,8 @@ def trisk(
     """
     if se not in _SE_METHODS:
         raise ValueError(f"se must be one of {_SE_METHODS}, got {se!r}")
+    if sd not in SD_CONVENTIONS:
+        raise ValueError(f"sd must be one of {SD_CONVENTIONS}, got {sd!r}")
     alpha = check_alpha(alpha)
     s, b, index = as_score_pair(scores, baseline)
     c = s.shape[0]
@@ -259,6 +276,10 @@ def trisk(
         x = risk_weighted_differences(s, b, alpha)
     y, scale = _scaled_differences(s, b, alpha)  # x = scale · y, without overflow or underflow
     t, t_r, t_j, se_param, se_jack = _studentise(y, se, flat_differences(s, b))
+    if sd == "population":  # s_x divides by c: every SE shrinks, every t grows by sqrt(c/(c-1))
+        shrink = float(np.sqrt((c - 1) / c))
+        t, t_r, t_j = t / shrink, t_r / shrink, t_j / shrink
+        se_param, se_jack = se_param * shrink, se_jack * shrink
     p = float(2.0 * stats.t.sf(abs(t), c - 1)) if not np.isnan(t) else float("nan")
     with np.errstate(over="ignore"):
         se_param, se_jack = scale * se_param, scale * se_jack
@@ -276,4 +297,5 @@ def trisk(
         se_method=se,
         se_parametric=float(se_param),
         se_jackknife=float(se_jack),
+        sd=sd,
     )

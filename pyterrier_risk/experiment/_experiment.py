@@ -490,10 +490,10 @@ def Experiment(  # noqa: N802 - mirrors pt.Experiment
             ``'exchangeable'`` (system and baseline exchangeable on every topic); None: the package's
             one default (``'symmetric'``, also ``eval --null``'s and ``compare_systems``'); see
             :func:`pyterrier_risk.randomization_test`.
-        risk_sd: the standard deviation :math:`s_x` of the per-topic p-values (``perquery``):
-            ``'sample'`` (divides by c − 1, as ``T_R``) or ``'population'`` (divides by c, as
-            rmit-ir/trisk's ``--per-topic``): ``topic_p_values(sd=...)``. TRisk and its
-            p-value keep the sample SD (Dinçer et al. 2014; ``scipy.stats.ttest_rel`` at α = 0).
+        risk_sd: the standard deviation :math:`s_x` of TRisk, its per-topic ``T_R``/``T_J`` and
+            their p-values alike: ``'sample'`` (divides by c − 1, the default: Dinçer et al. 2014's
+            t-test, ``scipy.stats.ttest_rel`` at α = 0) or ``'population'`` (divides by c, as
+            rmit-ir/trisk; every t value is ``'sample'``'s times √(c/(c−1))): ``trisk(sd=...)``.
         **kwargs: anything else ``pt.Experiment`` takes (it refuses unknown arguments).
 
     Returns:

@@ -140,6 +140,7 @@ def hurt_topics(
     alpha: float = 0.0,
     se: Literal["parametric", "jackknife"] = "parametric",
     top: int | None = None,
+    sd: Literal["sample", "population"] = "sample",
 ) -> pd.DataFrame:
     r"""The topics each system hurts against a baseline, most-hurt first (Wang et al. 2012; Dinçer 2014).
 
@@ -171,10 +172,13 @@ def hurt_topics(
         alpha: risk-sensitivity of :math:`T_{R_i}`/:math:`T_{J_i}` (``alpha >= 0``).
         se: TRisk's standard error, ``'parametric'`` or ``'jackknife'``.
         top: keep the ``top`` most-hurt topics of each (system, measure) block (None: all).
+        sd: the standard deviation of :math:`T_{R_i}`/:math:`T_{J_i}` and their p-values:
+            ``'sample'`` (divisor c − 1, the default) or ``'population'`` (c, as rmit-ir/trisk);
+            :func:`pyterrier_risk.trisk`'s ``sd``.
 
     Returns:
-        A DataFrame with columns ``system``, ``measure``, ``qid``, (``query``,) then
-        :data:`pyterrier_risk.core.HURT_COLUMNS`.
+        A DataFrame with columns ``name`` (the system, as in ``pt.Experiment``; ``system`` up to
+        version 0.2), ``measure``, ``qid``, (``query``,) then :data:`pyterrier_risk.core.HURT_COLUMNS`.
 
     Raises:
         ValueError: fewer than two systems, a system name listed twice, an unknown baseline, fewer
@@ -203,17 +207,17 @@ def hurt_topics(
             if i == row:
                 continue
             try:
-                hurt = topic_hurt(matrix.iloc[i], matrix.iloc[row], alpha, se=se)
+                hurt = topic_hurt(matrix.iloc[i], matrix.iloc[row], alpha, se=se, sd=sd)
             except ValueError as e:
                 raise ValueError(f"hurt_topics: {name} against {names[row]} ({label}): {e}") from None
             hurt = hurt.head(top) if top is not None else hurt
-            blocks.append(hurt.reset_index().assign(system=name, measure=label))
+            blocks.append(hurt.reset_index().assign(name=name, measure=label))
     out = pd.concat(blocks, ignore_index=True)
     out["qid"] = out["qid"].astype(str)
-    front = ["system", "measure", "qid"]
+    front = ["name", "measure", "qid"]
     if queries is not None:
         out["query"] = [queries.get(q, "") for q in out["qid"]]
         front.append("query")
-    order = {n: k for k, n in enumerate(dict.fromkeys(out["system"]))}
-    out = out.sort_values("system", key=lambda s: s.map(order), kind="stable").reset_index(drop=True)
+    order = {n: k for k, n in enumerate(dict.fromkeys(out["name"]))}
+    out = out.sort_values("name", key=lambda s: s.map(order), kind="stable").reset_index(drop=True)
     return out[[*front, *HURT_COLUMNS]]

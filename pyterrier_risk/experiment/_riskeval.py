@@ -32,7 +32,7 @@ __all__ = ["RISK_TESTS", "TOPIC_SDS", "Baseline", "RiskTest", "check_risk_measur
 
 #: the tests of TRisk's p-value
 RISK_TESTS = ("t", "randomization")
-#: the standard deviations of the per-topic p-values (``topic_p_values(sd=...)``)
+#: the standard deviation conventions of TRisk, T_R and T_J (``trisk(sd=...)``)
 TOPIC_SDS = ("sample", "population")
 
 
@@ -58,9 +58,9 @@ class RiskTest:
         topic_correction: with ``topic_p_values``, also correct them for multiple testing across
             the topics of each system (a :func:`pyterrier_risk.core.adjust_p_values` method), as
             ``"... p-value corrected"`` rows; None: no such rows.
-        topic_sd: the standard deviation :math:`s_x` of the per-topic p-values: ``'sample'``
-            (divides by c − 1, this package's ``T_R``) or ``'population'`` (divides by c, as
-            rmit-ir/trisk; :func:`pyterrier_risk.core.topic_p_values`'s ``sd``).
+        topic_sd: the standard deviation :math:`s_x` of TRisk, ``T_R``, ``T_J`` and their p-values
+            alike: ``'sample'`` (divides by c − 1) or ``'population'`` (divides by c, as
+            rmit-ir/trisk; :func:`pyterrier_risk.core.trisk`'s ``sd``).
     """
 
     test: str = "t"
@@ -86,7 +86,7 @@ class RiskTest:
         if isinstance(self.seed, bool) or not isinstance(self.seed, (int, np.integer)) or self.seed < 0:
             raise ValueError(f"the seed must be an integer >= 0, got {self.seed!r}")
         if self.topic_sd not in TOPIC_SDS:
-            raise ValueError(f"unknown topic_sd {self.topic_sd!r} (Experiment's risk_sd, eval's --topic-sd): "
+            raise ValueError(f"unknown topic_sd {self.topic_sd!r} (Experiment's risk_sd, the CLI's --sd): "
                              "use 'sample' or 'population' (divide by c - 1, this package's T_R, or by c, "
                              "rmit-ir/trisk's)")
 
@@ -309,7 +309,7 @@ def _evaluate_trisk(
         if i == base_row:  # a system against itself: no risk, no test
             vals[n] = pvals[n] = np.nan
             continue
-        res = trisk(matrix.loc[n], b, m.alpha, se=m.params.get("se", "parametric"))
+        res = trisk(matrix.loc[n], b, m.alpha, se=m.params.get("se", "parametric"), sd=test.topic_sd)
         vals[n], pvals[n] = res.trisk, res.p_value
         if test.test == "randomization":
             pvals[n] = randomization_test(matrix.loc[n].to_numpy(dtype=float), b.to_numpy(dtype=float),
@@ -319,7 +319,7 @@ def _evaluate_trisk(
         per_topic["T_J"].loc[n] = _in_topic_order(res.t_j, topic_list)
         if test.topic_p_values:
             for which in ("t_r", "t_j"):
-                p = _in_topic_order(topic_p_values(res, which=which, sd=test.topic_sd),  # type: ignore[arg-type]
+                p = _in_topic_order(topic_p_values(res, which=which),  # type: ignore[arg-type]
                                     topic_list)
                 per_topic[f"{which.upper()} p-value"].loc[n] = p
                 if test.topic_correction:

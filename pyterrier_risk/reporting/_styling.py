@@ -21,6 +21,7 @@ from ._text import (
     _latex_tabular,
     _markdown_escape,
     _markdown_lines,
+    column_float_format,
     format_cell,
     latex_escape,
 )
@@ -204,7 +205,7 @@ def _float_formats(frame: pd.DataFrame, floatfmt: str) -> dict[Hashable, str]:
     """
     formats = {}
     for column in frame.columns:
-        formats[column] = floatfmt
+        formats[column] = column_float_format(column, floatfmt)
         if column_info(column).suffix in ("+", "-") and pd.api.types.is_float_dtype(frame[column]):
             values = frame[column].dropna()
             if len(values) and (values == values.round()).all():
