@@ -328,3 +328,18 @@ def test_sd_population_scales_trisk_by_sqrt_c_over_c_minus_1():
     pd.testing.assert_frame_equal(population.urisk, sample.urisk)
     with pytest.raises(ValueError, match="sd must be one of"):
         ptr.baseline_sensitivity(m, sd="pop")
+
+
+def test_bias_permutations_are_bounded_and_drawn_in_chunks_with_the_same_draws(monkeypatch):
+    """Issue 21: the bias test allocated permutations × topics at once (np.tile); a huge count is refused in
+    one line, and drawing the permutations in chunks gives the very same null distribution."""
+    from pyterrier_risk.core import MAX_RESAMPLES, _sensitivity
+
+    rng = np.random.default_rng(5)
+    values = rng.random((4, 12))
+    with pytest.raises(ValueError, match="permutations"):
+        ptr.baseline_sensitivity(values, alpha=5, permutations=MAX_RESAMPLES + 1)
+    pairs = [(rng.random(9), rng.random(9)) for _ in range(3)]
+    whole = _sensitivity._pooled_test(pairs, 3000, 7)
+    monkeypatch.setattr(_sensitivity, "_PERMUTATION_CHUNK", 7)
+    assert _sensitivity._pooled_test(pairs, 3000, 7) == whole

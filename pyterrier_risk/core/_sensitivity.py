@@ -42,7 +42,7 @@ from scipy import stats
 from ._baselines import BASELINE_KINDS, baseline_scores
 from ._trisk import SD_CONVENTIONS
 from ._urisk import SD_DDOF, risk_weighted_differences
-from ._validate import as_matrix, check_alpha, check_int
+from ._validate import MAX_RESAMPLES, as_matrix, check_alpha, check_int
 
 __all__ = ["BaselineSensitivity", "baseline_sensitivity", "friedman_test", "systems_pca", "FriedmanResult"]
 
@@ -297,7 +297,7 @@ def baseline_sensitivity(
             MEAN/MEDIAN/MAX, or a URisk beyond float64's range (an α near 1e308).
     """
     alpha = check_alpha(alpha)
-    permutations = check_int(permutations, "permutations", minimum=0)
+    permutations = check_int(permutations, "permutations", minimum=0, maximum=MAX_RESAMPLES)
     if sd not in SD_CONVENTIONS:
         raise ValueError(f"sd must be one of {SD_CONVENTIONS}, got {sd!r}")
     values, systems, topics = as_matrix(matrix, "matrix", min_systems=3, min_topics=2)
@@ -474,14 +474,19 @@ def _orders(n: int) -> np.ndarray:
     return np.array(list(itertools.permutations(range(n))), dtype=np.intp)
 
 
+_PERMUTATION_CHUNK = 4096
+
+
 def _pooled_test(pairs: list[tuple[np.ndarray, np.ndarray]], permutations: int, seed: int) -> dict[str, Any]:
     """The mean Spearman ρ over the baselines and its two-sided permutation p-value ((k + 1)/(P + 1))."""
     rng = np.random.default_rng(seed)
     observed = np.mean([_pearson(a, b[None, :])[0] for a, b in pairs])
     null = np.zeros(permutations)
-    for a, b in pairs:
-        shuffled = rng.permuted(np.tile(a, (permutations, 1)), axis=1)
-        null += _pearson(b, shuffled)
+    for a, b in pairs:  # in chunks of rows, so that memory does not grow with the count (same draws)
+        for start in range(0, permutations, _PERMUTATION_CHUNK):
+            rows = min(_PERMUTATION_CHUNK, permutations - start)
+            shuffled = rng.permuted(np.tile(a, (rows, 1)), axis=1)
+            null[start:start + rows] += _pearson(b, shuffled)
     null /= len(pairs)
     extreme = int(np.count_nonzero(np.abs(null) >= abs(observed) - 1e-12))
     return {

@@ -23,6 +23,7 @@ from ._text import (
     _markdown_lines,
     column_float_format,
     format_cell,
+    is_p_value_column,
     latex_escape,
 )
 
@@ -90,7 +91,8 @@ def csv_layout(frame: pd.DataFrame, layout: str) -> pd.DataFrame:
 
 
 def _is_test_column(column: Hashable) -> bool:
-    return column in _TEST_COLUMNS or column_info(column).suffix in _TEST_SUFFIXES
+    return (column in _TEST_COLUMNS or column_info(column).suffix in _TEST_SUFFIXES
+            or is_p_value_column(column))
 
 
 def _bold_directions(frame: pd.DataFrame, style: TableStyle) -> dict[Hashable, bool]:
