@@ -236,7 +236,7 @@ def test_huge_values_are_printed_in_scientific_notation(capsys, small):
     cells = [c.strip() for line in rows for c in line.split("|")]
     assert max(map(len, cells)) <= 12, max(cells, key=len)  # a fixed-point -1e300 has 301 digits
     assert main([*argv, "--format", "csv"]) == 0
-    table = pd.read_csv(io.StringIO(capsys.readouterr().out)).set_index("run")
+    table = pd.read_csv(io.StringIO(capsys.readouterr().out)).set_index("name")
     urisk = table.loc["b", "URisk(P@1,alpha=1e+300,baseline='a')"]
     assert urisk < -1e16
     assert f"{urisk:.4e}" in text  # the same number, 4 decimals of its mantissa
@@ -252,5 +252,5 @@ def test_plots_and_output_leave_no_temporary_files(capsys, small):
     argv = _argv(small, "--measure", "AP", "--baseline", "a", "--plots", str(small / "plots"), "-o",
                  str(small / "t.md"))
     assert main(argv) == 0, capsys.readouterr().err
-    assert (small / "t.md").read_text().startswith("| run")
+    assert (small / "t.md").read_text().startswith("| name")
     assert sorted(os.listdir(small / "plots")) and not _no_temporary_files(small)

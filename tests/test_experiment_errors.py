@@ -189,8 +189,12 @@ def test_risk_sd_gives_the_per_topic_p_values_of_either_standard_deviation(sd):
     expected = 2 * stats.t.sf(np.abs(t), len(x) - 1)
     np.testing.assert_allclose(wide.loc[("b", f"{m!r} T_R p-value")].to_numpy(), expected, rtol=1e-12)
     averages = pr.Experiment({"a": R1, "b": R2}, TOPICS, QRELS, [m], risk_sd=sd).set_index("name")
-    # TRisk and its p-value keep the sample SD whatever risk_sd
-    assert averages.loc["b", f"{m!r} p-value"] == pytest.approx(stats.ttest_1samp(x, 0).pvalue)
+    # one SD for TRisk, T_R and T_J alike (issue 23): population scales t by sqrt(c / (c - 1))
+    c = len(x)
+    t_all = x.mean() / (np.std(x, ddof=1 if sd == "sample" else 0) / np.sqrt(c))
+    assert averages.loc["b", f"{m!r} p-value"] == pytest.approx(2 * stats.t.sf(abs(t_all), c - 1))
+    if sd == "sample":
+        assert averages.loc["b", f"{m!r} p-value"] == pytest.approx(stats.ttest_1samp(x, 0).pvalue)
 
 
 def test_risk_sd_is_checked():

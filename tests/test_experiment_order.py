@@ -65,9 +65,9 @@ def _matrix() -> pd.DataFrame:
 
 def test_an_int_baseline_is_a_name_when_the_systems_are_named_by_ints():
     hurt = pr.hurt_topics(_matrix(), 2014)  # a name: position 2014 does not exist
-    assert sorted(hurt["system"].unique()) == ["2013", "7"]
+    assert sorted(hurt["name"].unique()) == ["2013", "7"]
     assert pr.hurt_topics(_matrix(), 1).equals(hurt)  # position 1 is system 2014 too
-    assert sorted(pr.hurt_topics(_matrix(), 2)["system"].unique()) == ["2013", "2014"]  # a position: no 2
+    assert sorted(pr.hurt_topics(_matrix(), 2)["name"].unique()) == ["2013", "2014"]  # a position: no 2
 
 
 def test_an_int_that_names_one_system_and_is_the_position_of_another_is_refused():
@@ -75,7 +75,7 @@ def test_an_int_that_names_one_system_and_is_the_position_of_another_is_refused(
     with pytest.raises(ValueError, match=r"^baseline 0 is ambiguous: it names system 0 and is the position "
                                          r"of system 2013; give the name as a string \('0' or '2013'\)$"):
         pr.hurt_topics(m, 0)
-    assert sorted(pr.hurt_topics(m, "0")["system"].unique()) == ["2013", "2014"]
+    assert sorted(pr.hurt_topics(m, "0")["name"].unique()) == ["2013", "2014"]
 
 
 def test_experiment_reads_an_int_baseline_by_the_same_rule():
