@@ -63,6 +63,9 @@ _EXPORTS: dict[str, str] = {
     "ZRisk": "measures",
     "GeoRisk": "measures",
     "BreakEven": "measures",
+    "nDCG_gdeval": "measures",
+    "ERR_gdeval": "measures",
+    "GdevalGainsWarning": "measures",
     "parse_measure": "measures",
     "MeasureNameError": "measures",
     "TopicPolicyWarning": "core",
@@ -109,4 +112,23 @@ __all__ = ["__version__", *_EXPORTS]
 
 
 __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
-importlib.import_module(".measures", __name__)  # registers the measures with ir_measures
+
+
+def _is_the_command() -> bool:
+    """Whether this process is the ``pyterrier-risk`` command (the script, ``python -m pyterrier_risk``)."""
+    import os
+    import sys
+
+    return (os.path.basename(sys.argv[0]) == "pyterrier-risk"
+            or list(getattr(sys, "orig_argv", []))[1:3] == ["-m", "pyterrier_risk"])
+
+
+try:
+    importlib.import_module(".measures", __name__)  # registers the measures with ir_measures
+except KeyboardInterrupt:
+    # Ctrl-C while the command starts (pandas and ir_measures load here): the command's one line
+    if not _is_the_command():
+        raise
+    from .cli import report_interrupt
+
+    raise SystemExit(report_interrupt()) from None

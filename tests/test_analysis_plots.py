@@ -58,3 +58,44 @@ def test_pca_plot_needs_two_axes():
     res = ptr.baseline_sensitivity(pd.DataFrame(rng.random((4, 6))), components=1, permutations=0)
     with pytest.raises(ValueError, match="two principal axes"):
         ptr.plot_baselines_pca(res)
+
+
+def _renderer(fig):
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    canvas = FigureCanvasAgg(fig)
+    canvas.draw()
+    return canvas.get_renderer()
+
+
+def test_kendall_bins_0_and_1_have_distinct_light_colours():
+    """Issue 23 #14: bins 0 and 1 shared near-black colours."""
+    from matplotlib.colors import to_rgb
+
+    table = pd.DataFrame([np.full(10, 0.1)], columns=[f"b{k}" for k in range(10)])
+    table = table.assign(undefined=0, mean=0.5)
+    ax = ptr.plot_rank_distance(table).axes[0]
+    colours = [np.array(to_rgb(patch.get_facecolor())) for patch in ax.patches]  # one bar per bin, in order
+    assert len(colours) == 10
+    luminance = [0.2126 * r + 0.7152 * g + 0.0722 * b for r, g, b in colours]
+    assert min(luminance[:2]) > 0.5  # the closest rankings, usually most topics, are light
+    steps = [np.linalg.norm(colours[k + 1] - colours[k]) for k in range(9)]
+    assert min(steps) > 0.08 and np.linalg.norm(colours[1] - colours[0]) > 0.15
+
+
+def test_pca_labels_do_not_overlap_in_a_cluster():
+    """Issue 23 #13: labels in a cluster of systems overlapped; no two label boxes may intersect."""
+    rng = np.random.default_rng(3)
+    centre = rng.uniform(0.2, 0.8, 30)
+    m = pd.DataFrame(np.vstack([centre + 0.01 * rng.standard_normal(30) for _ in range(6)]
+                               + [rng.uniform(0, 1, 30) for _ in range(3)]),
+                     index=[f"system-with-a-long-name-{k}" for k in range(9)])
+    fig = ptr.plot_baselines_pca(ptr.baseline_sensitivity(m, alpha=1.0, permutations=0))
+    renderer = _renderer(fig)
+    ax = fig.axes[0]
+    from matplotlib.text import Text
+
+    boxes = [Text.get_window_extent(t, renderer) for t in ax.texts]  # the text, not its leader line
+    assert len(boxes) == 12  # 9 systems and MEAN, MEDIAN, MAX
+    overlaps = [(i, j) for i in range(12) for j in range(i + 1, 12) if boxes[i].overlaps(boxes[j])]
+    assert overlaps == []

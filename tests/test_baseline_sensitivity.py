@@ -117,9 +117,13 @@ def test_correlation_and_bias_against_numpy_and_scipy():
     promotion = m.loc[others].mean(axis=1).rank(ascending=False) - res.urisk.loc[others, "s1"].rank(
         ascending=False
     )
-    ref = stats.spearmanr(res.correlation.loc[others, "s1"], promotion)
+    corr = res.correlation.loc[others, "s1"].to_numpy()
+    ref = stats.spearmanr(corr, promotion)
     assert res.bias.loc["s1", "rho_promotion"] == pytest.approx(ref.statistic)
-    assert res.bias.loc["s1", "p_promotion"] == pytest.approx(ref.pvalue)
+    # 7 systems: the exact p-value over all 7! orders (scipy enumerates them too), not the t approximation
+    exact = stats.permutation_test((corr,), lambda x: stats.spearmanr(x, promotion).statistic,
+                                   permutation_type="pairings", n_resamples=10**6)
+    assert res.bias.loc["s1", "p_promotion"] == pytest.approx(exact.pvalue)
     rhos = res.bias["rho_promotion"].dropna()
     assert res.bias_test["mean_rho"] == pytest.approx(rhos.mean())
     assert 1 / 500 <= res.bias_test["p_value"] <= 1 and res.bias_test["permutations"] == 499
@@ -287,3 +291,55 @@ def test_repr_is_one_line_with_the_test():
     text = repr(res)
     assert "\n" not in text and "systems=6" in text and "baselines=9" in text
     assert f"chi2={res.friedman.statistic:.4g}" in text
+
+
+def test_bias_p_values_are_exact_for_few_systems():
+    """Issue 21 #13: 3 systems with rho = 1 have the smallest exact two-sided p of 2/3! = 1/3, not 0."""
+    base = np.linspace(0.1, 0.9, 12)
+    m = pd.DataFrame([base, base * 0.9 + 0.05, base * 0.5 + 0.2, base[::-1] * 0.3 + 0.1],
+                     index=["a", "b", "c", "d"], columns=[f"q{i}" for i in range(12)])
+    res = ptr.baseline_sensitivity(m, alpha=5.0, permutations=0)
+    p = res.bias[["p_promotion", "p_urisk"]].to_numpy()
+    p = p[~np.isnan(p)]
+    assert len(p) and (p >= 1 / 3 - 1e-12).all()
+    rho = res.bias["rho_urisk"].dropna()
+    assert (np.abs(rho) > 0.99).any()  # a perfect correlation is among them, and its p is 1/3
+    assert res.bias["p_urisk"][np.abs(res.bias["rho_urisk"]) > 0.99].min() == pytest.approx(1 / 3)
+
+
+@pytest.mark.parametrize("seed", [0, 3])
+def test_the_permutation_p_value_does_not_depend_on_the_order_of_the_systems(seed):
+    """Issue 23 #9: the CLI (files in argument order) and Python (another row order) gave 0.043 and 0.042."""
+    m = _matrix(seed, systems=7)
+    order = np.random.default_rng(seed).permutation(len(m))
+    a = ptr.baseline_sensitivity(m, alpha=5.0, permutations=199, seed=1)
+    b = ptr.baseline_sensitivity(m.iloc[order], alpha=5.0, permutations=199, seed=1)
+    assert a.bias_test == b.bias_test
+    pd.testing.assert_frame_equal(a.bias, b.bias.loc[a.bias.index])
+    assert list(b.bias.index) == list(m.index[order])  # the table keeps the given order
+
+
+def test_sd_population_scales_trisk_by_sqrt_c_over_c_minus_1():
+    m = _matrix(1, systems=5)
+    c = m.shape[1]
+    sample = ptr.baseline_sensitivity(m, alpha=5.0, permutations=0)
+    population = ptr.baseline_sensitivity(m, alpha=5.0, permutations=0, sd="population")
+    np.testing.assert_allclose(population.trisk, sample.trisk * np.sqrt(c / (c - 1)))
+    pd.testing.assert_frame_equal(population.urisk, sample.urisk)
+    with pytest.raises(ValueError, match="sd must be one of"):
+        ptr.baseline_sensitivity(m, sd="pop")
+
+
+def test_bias_permutations_are_bounded_and_drawn_in_chunks_with_the_same_draws(monkeypatch):
+    """Issue 21: the bias test allocated permutations × topics at once (np.tile); a huge count is refused in
+    one line, and drawing the permutations in chunks gives the very same null distribution."""
+    from pyterrier_risk.core import MAX_RESAMPLES, _sensitivity
+
+    rng = np.random.default_rng(5)
+    values = rng.random((4, 12))
+    with pytest.raises(ValueError, match="permutations"):
+        ptr.baseline_sensitivity(values, alpha=5, permutations=MAX_RESAMPLES + 1)
+    pairs = [(rng.random(9), rng.random(9)) for _ in range(3)]
+    whole = _sensitivity._pooled_test(pairs, 3000, 7)
+    monkeypatch.setattr(_sensitivity, "_PERMUTATION_CHUNK", 7)
+    assert _sensitivity._pooled_test(pairs, 3000, 7) == whole

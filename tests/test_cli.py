@@ -39,7 +39,7 @@ def test_eval_web2012_against_ir_measures(capsys, web):
         "--baseline", str(runs["indri-rm-cata-filtered"]), "--format", "csv",
         *[str(runs[r]) for r in WEB_RUNS]])
     assert code == 0, err
-    table = pd.read_csv(io.StringIO(out)).set_index("run")
+    table = pd.read_csv(io.StringIO(out)).set_index("name")
     # one row per run, named by the file name without extension; the baseline run is listed too
     assert sorted(table.index) == sorted([*WEB_RUNS, "indri-rm-cata-filtered"])
     base = parse_measure(GDEVAL_NDCG)
@@ -143,7 +143,7 @@ def test_small_eval_works(capsys, small):
                                    str(small / "b.run")])
     assert code == 0, err
     assert err == ""
-    table = pd.read_csv(io.StringIO(out)).set_index("run")
+    table = pd.read_csv(io.StringIO(out)).set_index("name")
     assert table.loc["a", "P@1"] == 1.0 and table.loc["b", "P@1"] == 0.5
     assert table.loc["b", "URisk(P@1,baseline='a')"] == -0.5
 
@@ -258,14 +258,14 @@ def test_risk_measure_given_in_full_and_invalid_base_parameters(capsys, small):
                                    "URisk(P@1,alpha=1,baseline='a')", "--baseline", "a", "--format", "csv",
                                    a, b])
     assert code == 0, err
-    table = pd.read_csv(io.StringIO(out)).set_index("run")
+    table = pd.read_csv(io.StringIO(out)).set_index("name")
     assert table.loc["b", "URisk(P@1,alpha=1,baseline='a')"] == -1.0  # (1 + 1) x (0.5 - 1)
     assert table.loc["b", "URisk(P@1,baseline='a')"] == -0.5  # derived from the base P@1 and --baseline
     # a risk measure as the only --measure: not used as a base of further risk measures
     code, out, err = _run(capsys, ["eval", "--qrels", qrels, "--measure", "GeoRisk(P@1)", "--baseline", "a",
                                    "--format", "csv", a, b])
     assert code == 0, err
-    assert list(pd.read_csv(io.StringIO(out)).columns) == ["run", "GeoRisk(P@1)"]
+    assert list(pd.read_csv(io.StringIO(out)).columns) == ["name", "GeoRisk(P@1)"]
     _fails(capsys, ["eval", "--qrels", qrels, "--measure", "P@5.0", a], "P@5.0", "cutoff=5.0")
     _fails(capsys, ["eval", "--qrels", qrels, "--measure", "URisk(P@2.5)", a], "URisk(P@2.5)", "cutoff=2.5")
     _fails(capsys, ["eval", "--qrels", qrels, "--measure", "URisk(alpha=1)", a], "no base measure")
@@ -355,7 +355,7 @@ def test_huge_alpha_trisk_is_the_losses_only_t_statistic(capsys, small):
                                    "csv", "--baseline", "base", "--alpha", "1e200", "--no-zrisk",
                                    str(small / "base.run"), str(small / "sys.run")])
     assert code == 0, err
-    table = pd.read_csv(io.StringIO(out)).set_index("run")
+    table = pd.read_csv(io.StringIO(out)).set_index("name")
     trisk_col = next(c for c in table.columns if c.startswith("TRisk(") and not c.endswith("p-value"))
     qrels = list(ir_measures.read_trec_qrels(str(small / "q4.txt")))
 
@@ -385,7 +385,7 @@ def test_urisk_beyond_the_float_range_is_an_error(capsys, small):
             "--format", "csv", str(small / "good.run"), str(small / "bad.run")]
     code, out, err = _run(capsys, [*argv, "--alpha", "1e300"])  # URisk = -(1 + 1e300): representable
     assert code == 0, err
-    table = pd.read_csv(io.StringIO(out)).set_index("run")
+    table = pd.read_csv(io.StringIO(out)).set_index("name")
     urisk_col = next(c for c in table.columns if c.startswith("URisk("))
     assert table.loc["bad", urisk_col] == pytest.approx(-1e300, rel=1e-12)
     # P@1 differences are >= -1, so URisk >= -(1 + alpha) is representable for any finite alpha (the
@@ -412,7 +412,7 @@ def test_run_named_like_an_aggregate_baseline(capsys, small, name):
     code, out, err = _run(capsys, ["eval", "--qrels", qrels, "--measure", "P@1", "--format", "csv", a, clash,
                                    "--baselines", other])
     assert code == 0, err
-    assert name in set(pd.read_csv(io.StringIO(out))["run"])
+    assert name in set(pd.read_csv(io.StringIO(out))["name"])
 
 
 def test_aggregate_baseline_is_the_per_topic_aggregate(capsys, small):
@@ -421,7 +421,7 @@ def test_aggregate_baseline_is_the_per_topic_aggregate(capsys, small):
                                    "--format", "csv", "--no-zrisk", str(small / "a.run"),
                                    str(small / "b.run"), "--baselines", "mean"])
     assert code == 0, err
-    table = pd.read_csv(io.StringIO(out)).set_index("run")
+    table = pd.read_csv(io.StringIO(out)).set_index("name")
     # P@1 per topic: a = (1, 1), b = (1, 0); mean baseline = (1, 0.5); URisk(b) = mean(0, -0.5)
     assert table.loc["b", "URisk(P@1,baseline='mean')"] == pytest.approx(-0.25)
     assert table.loc["a", "URisk(P@1,baseline='mean')"] == pytest.approx(0.25)
@@ -435,7 +435,7 @@ def test_qrels_and_run_with_a_byte_order_mark(capsys, small):
         code, out, err = _run(capsys, ["eval", "--qrels", str(small / qrels), "--measure", "AP", "--measure",
                                        "P@1", "--format", "csv", str(small / run)])
         assert code == 0 and err == "", err  # no note about a topic without results
-        outs.append(pd.read_csv(io.StringIO(out)).drop(columns="run"))
+        outs.append(pd.read_csv(io.StringIO(out)).drop(columns="name"))
     pd.testing.assert_frame_equal(outs[0], outs[1])
 
 
@@ -458,7 +458,7 @@ def test_compressed_runs_are_read(capsys, small, suffix):
     code, out, err = _run(capsys, ["eval", "--qrels", str(small / "qrels.txt"), "--measure", "P@1",
                                    "--format", "csv", str(small / "b.run"), str(small / f"c.run{suffix}")])
     assert code == 0, err
-    table = pd.read_csv(io.StringIO(out)).set_index("run")
+    table = pd.read_csv(io.StringIO(out)).set_index("name")
     assert table.loc["c", "P@1"] == table.loc["b", "P@1"] == 0.5
 
 
@@ -473,7 +473,7 @@ def test_the_same_run_file_twice_is_refused(capsys, small, monkeypatch):
     code, out, err = _run(capsys, ["eval", "--qrels", qrels, "--measure", "P@1", "--baseline", "./a.run",
                                    "--format", "csv", "--no-zrisk", "a.run", "b.run"])
     assert code == 0, err
-    table = pd.read_csv(io.StringIO(out)).set_index("run")
+    table = pd.read_csv(io.StringIO(out)).set_index("name")
     assert sorted(table.index) == ["a", "b"] and table.loc["b", "URisk(P@1,baseline='a')"] == -0.5
 
 

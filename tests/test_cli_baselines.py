@@ -35,8 +35,9 @@ def runs(tmp_path):
 
 
 def _argv(folder, *extra):
+    alpha = [] if "--alpha" in extra else ["--alpha", "1"]
     return ["baselines", *(str(folder / f"{n}.run") for n in PATTERN), "--qrels", str(folder / "qrels.txt"),
-            "--measure", "P@1", "--permutations", "0", *extra]
+            "--measure", "P@1", "--permutations", "0", *alpha, *extra]
 
 
 def _fails(capsys, argv, fragment):
@@ -60,7 +61,7 @@ def _urisk(s, b, alpha):
 def test_urisk_table_by_hand_and_the_note_from_scipy(capsys, runs, alpha):
     assert main(_argv(runs, "--alpha", f"{alpha:g}", "--format", "csv")) == 0
     out, err = capsys.readouterr()
-    table = pd.read_csv(io.StringIO(out)).set_index("run")
+    table = pd.read_csv(io.StringIO(out)).set_index("name")
     m = pd.DataFrame(PATTERN).T
     base = {**{n: m.loc[n] for n in PATTERN}, "MEAN": m.mean(), "MEDIAN": m.median(), "MAX": m.max()}
     assert list(table.index) == list(PATTERN) and list(table.columns) == list(base)
@@ -83,11 +84,12 @@ def test_round_format_from_suffix_caption_and_runs_anywhere(capsys, runs, tmp_pa
     qrels = str(runs / "qrels.txt")
     first, *rest = (str(runs / f"{n}.run") for n in PATTERN)
     target = tmp_path / "deep" / "tau.tex"
-    argv = ["baselines", first, "--measure", "P@1", *rest[:1], "--qrels", qrels, "--table", "tau",
-            "--round", "2", *rest[1:], "--permutations", "0", "-o", str(target), "--label", "tab:tau"]
+    argv = ["baselines", first, "--measure", "P@1", *rest[:1], "--qrels", qrels, "--table", "tau", "--alpha",
+            "0", "--round", "2", *rest[1:], "--permutations", "0", "-o", str(target), "--label", "tab:tau"]
     assert main(argv) == 0
     out, err = capsys.readouterr()
-    assert out == "" and "note: alpha = 0" in err
+    assert out == "" and "note: alpha = 0" in err  # the findings: in the file, and once on stderr
+    assert "every baseline ranks the runs alike by construction" in err  # issue 23 #4: why, at alpha = 0
     text = target.read_text()
     assert "\\begin{tabular}" in text and "\\label{tab:tau}" in text
     assert "Friedman over 4 run baselines" in text
@@ -95,7 +97,7 @@ def test_round_format_from_suffix_caption_and_runs_anywhere(capsys, runs, tmp_pa
     assert re.search(r"\b1\.00\b", body) and not re.search(r"\d\.\d{3}", body)  # --round 2
     assert main(_argv(runs, "--table", "ranks", "--round", "0", "--caption", "mine")) == 0
     out, _ = capsys.readouterr()
-    assert out.startswith("| run ") and "| A " in out
+    assert out.startswith("| name ") and "| A " in out
 
 
 def test_plots_are_written_and_nothing_is_written_on_an_error(capsys, runs, tmp_path):
@@ -114,11 +116,12 @@ def test_plots_are_written_and_nothing_is_written_on_an_error(capsys, runs, tmp_
 def test_errors_are_one_line(capsys, runs):
     qrels = str(runs / "qrels.txt")
     two = [str(runs / "A.run"), str(runs / "B.run")]
-    _fails(capsys, ["baselines", *two, "--qrels", qrels], "at least 3 runs, got 2")
-    _fails(capsys, ["baselines", *two, str(runs / "C.run")], "required: --qrels")
+    _fails(capsys, ["baselines", *two, "--qrels", qrels, "--alpha", "1"], "at least 3 runs, got 2")
+    _fails(capsys, ["baselines", *two, str(runs / "C.run"), "--alpha", "1"], "required: --qrels")
+    _fails(capsys, ["baselines", *two, str(runs / "C.run"), "--qrels", qrels], "required: --alpha")
     _fails(capsys, _argv(runs, "--measure", "AP"), "one base measure, got 2 (P@1, AP)")
-    _fails(capsys, ["baselines", *two, str(runs / "C.run"), "--qrels", qrels, "--measure", "URisk(AP)"],
-           "takes a base measure")
+    _fails(capsys, ["baselines", *two, str(runs / "C.run"), "--qrels", qrels, "--measure", "URisk(AP)",
+                    "--alpha", "1"], "takes a base measure")
     _fails(capsys, _argv(runs, "--alpha", "-1"), "--alpha values must be finite numbers >= 0")
     _fails(capsys, _argv(runs, "--alpha", "1e308"), "overflows float64")
     _fails(capsys, _argv(runs, "--round", "21"), "--round must be an integer from 0 to 20")
@@ -126,7 +129,7 @@ def test_errors_are_one_line(capsys, runs):
     _fails(capsys, _argv(runs, "--seed", "-1"), "must be >= 0")
     _fails(capsys, _argv(runs, "--table", "nope"), "invalid choice: 'nope'")
     (runs / "mean.run").write_text((runs / "A.run").read_text())
-    _fails(capsys, ["baselines", *two, str(runs / "mean.run"), "--qrels", qrels], "mean")
+    _fails(capsys, ["baselines", *two, str(runs / "mean.run"), "--qrels", qrels, "--alpha", "1"], "mean")
 
 
 def test_evaluation_files_give_the_table_of_the_runs(capsys, runs):
@@ -137,12 +140,36 @@ def test_evaluation_files_give_the_table_of_the_runs(capsys, runs):
     from_runs = capsys.readouterr().out
     qrels = str(runs / "qrels.txt")
     argv = ["baselines", "--measure", "P@1", "--permutations", "0", "--format", "csv", "--qrels", qrels,
-            "--evalfile", str(runs / "p1.txt")]
+            "--alpha", "1", "--evalfile", str(runs / "p1.txt")]
     assert main(argv) == 0
     assert capsys.readouterr().out == from_runs
     _fails(capsys, [*argv, str(runs / "A.run")], "expected 3 fields")  # --evalfile takes every word, as eval
-    _fails(capsys, ["baselines", str(runs / "A.run"), "--qrels", qrels, "--evalfile", str(runs / "p1.txt")],
-           "not both")
+    _fails(capsys, ["baselines", str(runs / "A.run"), "--qrels", qrels, "--alpha", "1", "--evalfile",
+                    str(runs / "p1.txt")], "not both")
     (runs / "two.txt").write_text("".join(lines[:2]))
-    _fails(capsys, ["baselines", "--measure", "P@1", "--evalfile", str(runs / "two.txt")],
+    _fails(capsys, ["baselines", "--measure", "P@1", "--alpha", "1", "--evalfile", str(runs / "two.txt")],
            "at least 3 runs, got 2")
+
+
+def test_the_caption_is_printed_once(capsys, runs):
+    """Issue 23 #7: the findings went to stdout (caption) and stderr (note) alike."""
+    assert main(_argv(runs, "--alpha", "5")) == 0
+    out, err = capsys.readouterr()
+    assert "Friedman over 4 run baselines" in out and "Friedman" not in err
+    assert main(_argv(runs, "--alpha", "5", "--format", "csv")) == 0  # CSV has no caption: the note says it
+    out, err = capsys.readouterr()
+    assert "Friedman" not in out and err.count("Friedman over 4 run baselines") == 1
+
+
+def test_ranks_print_as_integers_and_pca_gives_the_explained_variance(capsys, runs):
+    """Issue 23 #5 and #8: a rank table prints 3, not 3.0000; each axis's explained variance is shown."""
+    assert main(_argv(runs, "--alpha", "5", "--table", "ranks")) == 0
+    out = capsys.readouterr().out
+    cells = [c.strip() for line in out.splitlines()[2:6] for c in line.split("|")[2:-1]]
+    assert cells and all(re.fullmatch(r"(\d+(\.5)?)?", c) for c in cells), cells
+    assert main(_argv(runs, "--alpha", "5", "--table", "pca", "--format", "csv")) == 0
+    frame = pd.read_csv(io.StringIO(capsys.readouterr().out))
+    m = pd.DataFrame(PATTERN).T.to_numpy(dtype=float)
+    centred = m - m.mean(axis=0)
+    share = np.linalg.svd(centred, compute_uv=False) ** 2 / (centred**2).sum()
+    assert list(frame.columns) == ["name", f"PC1 ({share[0]:.1%})", f"PC2 ({share[1]:.1%})"]

@@ -104,7 +104,7 @@ def test_a_measure_word_with_a_slash_is_a_measure(capsys, coll):
     assert arrange_eval_argv(["--measure", "AP", measure, "x/b.run"], known) == [
         "--measure=AP", f"--measure={measure}", "x/b.run"]
     table = _csv(capsys, ["eval", "--qrels", str(coll / "qrels.txt"), "--measure", "AP", measure,
-                          str(coll / "b.run"), "--no-zrisk"]).set_index("run")
+                          str(coll / "b.run"), "--no-zrisk"]).set_index("name")
     expected = stats.ttest_1samp(weighted(per_topic(coll, "AP", "b"), per_topic(coll, "AP", "a"), 5), 0)
     assert table.loc["b", repr(parse_measure(measure))] == pytest.approx(expected.statistic, rel=1e-9)
 
@@ -128,8 +128,8 @@ def test_option_values_are_parsed_strictly(capsys, coll, option, value, message)
 def test_alpha_in_a_measure_and_in_alpha_go_through_one_check(capsys, coll):
     """Issue 14: alpha=1e308 is accepted in both places, nan/inf refused in both with one message."""
     argv = ["eval", "--qrels", str(coll / "qrels.txt"), *(str(coll / f"{r}.run") for r in "ab"), "--no-zrisk"]
-    given = _csv(capsys, [*argv, "--measure", "URisk(AP,alpha=1e308,baseline='a')"]).set_index("run")
-    asked = _csv(capsys, [*argv, "--measure", "AP", "--alpha", "1e308", "--baseline", "a"]).set_index("run")
+    given = _csv(capsys, [*argv, "--measure", "URisk(AP,alpha=1e308,baseline='a')"]).set_index("name")
+    asked = _csv(capsys, [*argv, "--measure", "AP", "--alpha", "1e308", "--baseline", "a"]).set_index("name")
     column = "URisk(AP,alpha=1e+308,baseline='a')"
     expected = weighted(per_topic(coll, "AP", "b"), per_topic(coll, "AP", "a"), 1e308).mean()
     assert np.isfinite(expected) and given.loc["b", column] == asked.loc["b", column] == expected
@@ -147,14 +147,14 @@ def test_issue_examples_several_measures_and_alphas_runs_anywhere(capsys, coll, 
     """The two command lines of issue 11 that failed: AP taken as a run, ql.run as an α."""
     monkeypatch.chdir(coll)
     table = _csv(capsys, ["eval", "--qrels", "qrels.txt", "--measure", "nDCG@5", "AP", "--alpha", "0", "5",
-                          "a.run", "b.run", "--baseline", "a", "--no-zrisk"]).set_index("run")
+                          "a.run", "b.run", "--baseline", "a", "--no-zrisk"]).set_index("name")
     for col in ("nDCG@5", "AP", "URisk(nDCG@5,baseline='a')", "TRisk(AP,alpha=5,baseline='a')"):
         assert col in table.columns, col
     assert table.loc["b", "AP"] == pytest.approx(per_topic(coll, "AP", "b").mean(), abs=1e-12)
     expected = weighted(per_topic(coll, "nDCG@5", "b"), per_topic(coll, "nDCG@5", "a"), 5).mean()
     assert table.loc["b", "URisk(nDCG@5,alpha=5,baseline='a')"] == pytest.approx(expected, abs=1e-12)
     table = _csv(capsys, ["eval", "--qrels", "qrels.txt", "--alpha", "5", "b.run", "--measure", "P@3",
-                          "--baseline", "a", "a.run", "--no-zrisk"]).set_index("run")
+                          "--baseline", "a", "a.run", "--no-zrisk"]).set_index("name")
     assert list(table.index) == ["a", "b"]  # the baseline row first (issue 16)
     assert [c for c in table.columns if c.startswith("URisk")] == ["URisk(P@3,alpha=5,baseline='a')"]
     # a word that is not a number ends --alpha; a missing run is named as a run, a typo as a measure
@@ -186,7 +186,7 @@ def test_run_list_file_and_folder(capsys, coll, monkeypatch):
 def test_trec_eval_and_ir_measures_names_also_inside_risk_measures(capsys, coll):
     table = _csv(capsys, ["eval", "--qrels", str(coll / "qrels.txt"), "--measure", "ndcg_cut_5", "P(rel=2)@3",
                           "map", "TRisk(ndcg_cut_5,alpha=2,baseline='a')", str(coll / "a.run"),
-                          str(coll / "b.run"), "--no-zrisk"]).set_index("run")
+                          str(coll / "b.run"), "--no-zrisk"]).set_index("name")
     assert list(table.columns) == ["nDCG@5", "P(rel=2)@3", "AP", "TRisk(nDCG@5,alpha=2,baseline='a')",
                                    "TRisk(nDCG@5,alpha=2,baseline='a') p-value"]
     for measure in ("nDCG@5", "P(rel=2)@3", "AP"):
@@ -215,7 +215,7 @@ def test_layouts_and_short_labels(capsys, coll):
     code, out, err = _run(capsys, [*_base_argv(coll), "--layout", "long"])
     assert code == 0, err
     lines = [line for line in out.splitlines() if line.startswith("|")]
-    assert [c.strip() for c in lines[0].split("|")[1:4]] == ["run", "measure", "alpha"]
+    assert [c.strip() for c in lines[0].split("|")[1:4]] == ["name", "measure", "alpha"]
     assert len(lines) == 2 + len(RUNS) * 2 * 2  # runs x base measures x alphas
     code, out, err = _run(capsys, [*_base_argv(coll), "--layout", "transposed"])
     assert code == 0, err
@@ -229,7 +229,7 @@ def test_layouts_and_short_labels(capsys, coll):
 
 def test_latex_caption_label_bold_and_marks_follow_the_corrected_p_values(capsys, coll):
     argv = [*_base_argv(coll), "--correction", "holm", "--significance"]
-    table = _csv(capsys, argv).set_index("run")
+    table = _csv(capsys, argv).set_index("name")
     code, out, err = _run(capsys, [*argv, "--format", "latex", "--bold", "--caption", "Four runs.",
                                    "--label", "tab:four", "--layout", "wide"])
     assert code == 0, err
@@ -237,7 +237,7 @@ def test_latex_caption_label_bold_and_marks_follow_the_corrected_p_values(capsys
            "paired t-test; risk measures: TRisk's t-test of URisk = 0; Holm correction)." in out
     assert "\\label{tab:four}" in out and "\\textbf{" in out
     rows = {line.split(" & ")[0]: line.split(" & ") for line in out.splitlines() if " & " in line}
-    header = rows.pop("run")
+    header = rows.pop("name")
     t_col = "TRisk(AP,alpha=5,baseline='a')"
     j = header.index(t_col.replace("_", "\\_"))
     for run in RUNS[1:]:
@@ -264,7 +264,7 @@ def test_default_table_fits_a_terminal_and_the_wide_one_stays_reachable(capsys, 
     code, wide, _ = _run(capsys, [*argv, "--layout", "wide"])
     assert code == 0 and len(wide.splitlines()[0]) > 160 and "URisk(AP,alpha=5,baseline='c')" in wide
     csv = _csv(capsys, argv)  # CSV, for machines, stays wide
-    assert list(csv["run"]) == ["c", "a", "b", "d"] and "TRisk(P@3,alpha=10,baseline='c') p-value" in csv
+    assert list(csv["name"]) == ["c", "a", "b", "d"] and "TRisk(P@3,alpha=10,baseline='c') p-value" in csv
     code, tex, _ = _run(capsys, [*argv, "--format", "latex"])
     assert code == 0 and r"\begin{tabular}{llrrrrrrr}" in tex  # 9 columns, not 63
     # a table that fits stays wide, and one line of notes says nothing
@@ -291,7 +291,7 @@ def test_style_options_do_not_apply_to_perquery(capsys, coll):
 def test_correction_of_risk_and_base_p_values_matches_statsmodels(capsys, coll, method):
     multipletests = pytest.importorskip("statsmodels.stats.multitest").multipletests
     table = _csv(capsys, [*_base_argv(coll), "--baselines", "mean", "--correction", method,
-                          "--significance"]).set_index("run")
+                          "--significance"]).set_index("name")
     p_columns = [c for c in table.columns if c.endswith(" p-value")]
     assert any(c.startswith("TRisk(") and "'mean'" in c for c in p_columns)
     for col in p_columns:
@@ -328,8 +328,8 @@ def brute_force_p(s, b, alpha, null, statistic):
 
 @pytest.mark.parametrize("null", ["symmetric", "exchangeable"])
 def test_randomization_test_of_trisk_is_the_exact_sign_flip_p_value(capsys, coll, null):
-    table = _csv(capsys, [*_base_argv(coll), "--test", "randomization", "--null", null]).set_index("run")
-    t_table = _csv(capsys, _base_argv(coll)).set_index("run")
+    table = _csv(capsys, [*_base_argv(coll), "--test", "randomization", "--null", null]).set_index("name")
+    t_table = _csv(capsys, _base_argv(coll)).set_index("name")
     for run in RUNS[1:]:
         for measure in ("nDCG@5", "AP"):
             s, b = per_topic(coll, measure, run), per_topic(coll, measure, "a")
@@ -437,8 +437,19 @@ def test_perquery_topic_p_values_with_the_population_sd_of_rmit_trisk(capsys, co
     topics = [str(q) for q in range(1, N_TOPICS + 1)]
     row = ("b", "TRisk(AP,alpha=3,baseline='a') T_R p-value")
     np.testing.assert_allclose(wide.loc[row, topics], p, rtol=1e-9)
-    code, _, err = _run(capsys, [a for a in argv if a != "--perquery"] + ["--topic-sd", "population"])
-    assert code == 2 and "--topic-sd sets the per-topic p-values of --perquery" in err
+    # issue 23 #10: one option sets TRisk's SD too (T_R and TRisk of the peer: ours times sqrt(c/(c-1)))
+    c = N_TOPICS
+    t_r = wide.loc[("b", "TRisk(AP,alpha=3,baseline='a') T_R"), topics].to_numpy()
+    np.testing.assert_allclose(t_r, x / x.std(ddof=0), rtol=1e-9)
+    averages = [a for a in argv if a != "--perquery"]
+    sample = _csv(capsys, averages).set_index("name")
+    population = _csv(capsys, [*averages, "--sd", "population"]).set_index("name")
+    col = "TRisk(AP,alpha=3,baseline='a')"
+    assert population.loc["b", col] == pytest.approx(sample.loc["b", col] * np.sqrt(c / (c - 1)), rel=1e-12)
+    assert population.loc["b", col] == pytest.approx(x.mean() / (x.std(ddof=0) / np.sqrt(c)), rel=1e-12)
+    assert population.loc["b", f"{col} p-value"] < sample.loc["b", f"{col} p-value"]
+    old = _csv(capsys, [*averages, "--topic-sd", "population"]).set_index("name")  # the old name still works
+    pd.testing.assert_frame_equal(old, population)
 
 
 # -- evaluation files as input ---------------------------------------------------------------------------
@@ -530,8 +541,8 @@ def test_trec7_reference_gdeval_file_equals_the_runs(capsys):
     files = _csv(capsys, ["eval", *options[:3], gd20, *options[4:], "--evalfile", gdeval])
     files.columns = [c.replace(gd20, "nDCG@20") for c in files.columns]
     runs_pq = _csv(capsys, ["eval", *options, str(root / "runs"), "--perquery"])
-    runs = _csv(capsys, ["eval", *options, str(root / "runs")]).set_index("run")
-    files = files.set_index("run").loc[runs.index]
+    runs = _csv(capsys, ["eval", *options, str(root / "runs")]).set_index("name")
+    files = files.set_index("name").loc[runs.index]
     runs_pq["qid"] = runs_pq["qid"].astype(str)
     matrix = runs_pq[runs_pq["measure"] == "nDCG@20"].pivot(index="name", columns="qid", values="value")
     rounded = matrix.loc[runs.index].round(5)
@@ -561,18 +572,22 @@ def test_topic_modes_qrels_and_intersection(capsys, coll):
             str(coll / "a.run"), str(coll / "h.run")]
     code, out, err = _run(capsys, [*argv, "--format", "csv"])
     assert code == 0 and "h.run has no results for 2 of the 10 qrels topics; they score 0" in err
-    qrels_mode = pd.read_csv(io.StringIO(out)).set_index("run")
+    qrels_mode = pd.read_csv(io.StringIO(out)).set_index("name")
     ap_a, ap_h = per_topic(coll, "AP", "a"), per_topic(coll, "AP", "h")
     assert qrels_mode.loc["h", "AP"] == pytest.approx(ap_h.mean(), abs=1e-12)  # -c: the two topics count 0
-    code, out, err = _run(capsys, [*argv, "--format", "csv", "--topics", "intersection"])
+    code, out, err = _run(capsys, [*argv, "--format", "csv", "--topic-policy", "intersection"])
     assert code == 0, err
     assert "pyterrier-risk: note: intersection mode: 2 of the 10 qrels topics are left out" in err
-    inter = pd.read_csv(io.StringIO(out)).set_index("run")
+    inter = pd.read_csv(io.StringIO(out)).set_index("name")
     kept = [i for i in range(N_TOPICS) if i + 1 not in (2, 7)]
     assert inter.loc["h", "AP"] == pytest.approx(ap_h[kept].mean(), abs=1e-12)  # gdeval without -c
     assert inter.loc["a", "AP"] == pytest.approx(ap_a[kept].mean(), abs=1e-12)  # one topic set for all
     urisk = (ap_h[kept] - ap_a[kept]).mean()
     assert inter.loc["h", "URisk(AP,baseline='a')"] == pytest.approx(urisk, abs=1e-12)
     with pytest.raises(SystemExit) as e:
-        main([*argv, "--topics", "both"])
+        main([*argv, "--topic-policy", "both"])
     assert e.value.code == 2 and "invalid choice: 'both'" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as e:  # the old spelling with a wrong value: what to type
+        main([*argv, "--topics", "both"])
+    err = capsys.readouterr().err
+    assert e.value.code == 2 and "the topic policy is --topic-policy qrels|intersection" in err

@@ -48,11 +48,11 @@ def _fails(capsys, argv, fragment):
 def test_topics_csv_equals_the_python_api(capsys, small):
     q, base, new = (str(small / f) for f in ("qrels.txt", "base.run", "new.run"))
     code, out, err = _run(capsys, ["topics", new, "--qrels", q, "--measure", "P@1", "AP", "--baseline", base,
-                                   "--format", "csv", "--queries", str(small / "topics.tsv")])
+                                   "--format", "csv", "--topics", str(small / "topics.tsv")])
     assert code == 0, err
     table = pd.read_csv(io.StringIO(out), dtype={"qid": str})
     expected = ptr.hurt_topics({"base": base, "new": new}, "base", qrels=q, measures=["P@1", "AP"],
-                               topics=small / "topics.tsv").rename(columns={"system": "run"})
+                               topics=small / "topics.tsv")
     pd.testing.assert_frame_equal(table, expected, check_dtype=False)
     p1 = table[table["measure"] == "P@1"]
     assert p1["qid"].tolist() == ["1", "3", "2"]  # most hurt first
@@ -67,9 +67,15 @@ def test_topics_top_markdown_and_output(capsys, small, tmp_path):
                                    "--measure", "P@1", "--round", "2", "-o", str(out_file)])
     assert code == 0, err
     assert out == ""
-    lines = out_file.read_text().splitlines()
-    assert lines[0].startswith("| run ") and len(lines) == 3  # header, rule, the one most-hurt topic
+    tables = [t.splitlines() for t in out_file.read_text().split("\n\n") if t.startswith("|")]
+    assert len(tables) == 2  # the per-run summary, then the most-hurt topics
+    summary, lines = tables
+    columns = ("name", "measure", "topics", "lost", "loss > 20%", "T_R ≤ −2", "mean change")
+    assert summary[0].split("|")[1:-1] == [f" {c} " for c in columns]
+    assert [c.strip() for c in summary[2].split("|")[1:-1]] == ["new", "P@1", "3", "2", "2", "0", "-0.67"]
+    assert lines[0].startswith("| name ") and len(lines) == 3  # header, rule, the one most-hurt topic
     assert "| new " in lines[2] and "| 1 " in lines[2] and "-1.00" in lines[2]
+    assert "The 1 most-hurt of 3 topics per run and measure (--all: every topic)." in out_file.read_text()
 
 
 def test_topics_alpha_changes_t_r_as_trisk(capsys, small):
@@ -98,6 +104,12 @@ def test_topics_errors_are_one_line(capsys, small):
            "is a risk measure")
     _fails(capsys, ["topics", new, base, "--qrels", q, "--baseline", "base", "--queries", str(small / "no")],
            "topics file not found")
+    _fails(capsys, ["topics", new, base, "--qrels", q, "--baseline", "base", "--topics", str(small / "no")],
+           "--topics is the query-text file; the topic policy is --topic-policy qrels|intersection")
+    _fails(capsys, ["eval", new, base, "--qrels", q, "--topics", str(small / "topics.tsv")],
+           "the topic policy is --topic-policy qrels|intersection")
+    _fails(capsys, ["topics", new, base, "--qrels", q, "--baseline", "base", "--top", "2", "--all"],
+           "give --top N or --all")
     (small / "same.run").write_text(BASE)
     _fails(capsys, ["topics", str(small / "same.run"), base, "--qrels", q, "--baseline", "base"],
            "ties the baseline on every topic")
@@ -112,7 +124,7 @@ def test_topics_web2012_most_hurt_of_ql_cata(capsys):
     code, out, err = _run(capsys, [
         "topics", str(root / "runs" / "indri-ql-cata.run.gz"), "--qrels", str(root / "qrels.web.151-200.txt"),
         "--baseline", str(root / "runs" / "indri-rm-cata-filtered.run.gz"), "--measure", "ERR@20",
-        "--queries", str(root / "topics.web.151-200.xml.gz"), "--format", "csv"])
+        "--topics", str(root / "topics.web.151-200.xml.gz"), "--format", "csv", "--all"])
     assert code == 0, err
     table = pd.read_csv(io.StringIO(out), dtype={"qid": str})
     assert len(table) == 50 and table["difference"].is_monotonic_increasing
@@ -132,14 +144,62 @@ def test_topics_from_evaluation_files_trec7(capsys):
     code, out, err = _run(capsys, ["topics", "--evalfile", str(gdeval), "--baseline", bm25,
                                    "--measure", "nDCG(dcg='exp-log2')@20",
                                    "--qrels", str(root / "qrels.adhoc.351-400.txt"), "--format", "csv",
-                                   "--queries", str(root / "topics.adhoc.351-400.txt")])
+                                   "--topics", str(root / "topics.adhoc.351-400.txt"), "--all"])
     assert code == 0, err
     table = pd.read_csv(io.StringIO(out), dtype={"qid": str})
     ref = pd.read_csv(gdeval, dtype={"topic": str})
     ref = ref[(ref["k"] == 20) & (ref["topic"] != "amean")]
     ref = ref.pivot(index="topic", columns="run", values="ndcg@k")
-    block = table[table["run"] == dph].set_index("qid")
+    block = table[table["name"] == dph].set_index("qid")
     assert len(block) == 50 and block["difference"].is_monotonic_increasing
     pd.testing.assert_series_equal(block["value"], ref[dph].reindex(block.index), check_names=False)
     pd.testing.assert_series_equal(block["baseline"], ref[bm25].reindex(block.index), check_names=False)
     assert block.loc["351", "query"] == "Falkland petroleum exploration"
+
+
+def test_old_spellings_keep_working_with_a_note(capsys, small):
+    """Issue 23 #2: --topics was the topic policy and --queries the query texts; both still work."""
+    q, base, new = (str(small / f) for f in ("qrels.txt", "base.run", "new.run"))
+    argv = ["topics", new, base, "--qrels", q, "--baseline", "base", "--measure", "AP", "--format", "csv"]
+    texts = str(small / "topics.tsv")
+    code, now, err = _run(capsys, [*argv, "--topic-policy", "intersection", "--topics", texts])
+    assert code == 0 and "note" not in err, err
+    code, old, err = _run(capsys, [*argv, "--topics", "intersection", "--queries", str(small / "topics.tsv")])
+    assert code == 0 and old == now
+    notes = err.splitlines()
+    assert len(notes) == 2 and all(n.startswith("pyterrier-risk: note: ") for n in notes)
+    assert "--queries FILE is now --topics FILE" in err and "--topic-policy intersection" in err
+    code, _, err = _run(capsys, ["eval", new, base, "--qrels", q, "--topics", "qrels", "--format", "csv"])
+    assert code == 0 and "--topics qrels is now --topic-policy qrels" in err
+
+
+def test_markdown_reads_as_an_answer(capsys, small):
+    """Issue 23 #5: one T column where T_J = T_R; tiny p-values in 1e-6 form; --help has no '%%'."""
+    q, base, new = (str(small / f) for f in ("qrels.txt", "base.run", "new.run"))
+    code, out, err = _run(capsys, ["topics", new, base, "--qrels", q, "--baseline", "base", "--measure",
+                                   "AP"])
+    assert code == 0, err
+    header = out.split("\n\n")[2].splitlines()[0]
+    assert "t_r" in header and "t_j" not in header and "T_J equals T_R" in out
+    from pyterrier_risk.reporting import write_table
+
+    text = write_table(pd.DataFrame({"t_r_p_value": [3.2e-7, 0.2], "x": [1e-7, 0.5]}))
+    assert " 3e-7 |" in text and "0.2000" in text and "0.0000" in text  # x is no p-value: 4 decimals
+    with pytest.raises(SystemExit):
+        main(["topics", "--help"])
+    help_text = capsys.readouterr().out
+    assert "Loss > 20%" in help_text and "%%" not in help_text
+
+
+@pytest.mark.realdata
+def test_trec7_default_table_fits_a_terminal(capsys):
+    """Issue 23 #6: `topics` with the query texts on the 19 TREC-7 runs was 193 characters wide."""
+    root = data_path("trec7-adhoc-terrier-runs")
+    code, out, err = _run(capsys, ["topics", "--qrels", str(root / "qrels.adhoc.351-400.txt"), "--topics",
+                                   str(root / "topics.adhoc.351-400.txt"), "--baseline",
+                                   "stem-stop_BM25b0.75_1",
+                                   str(root / "runs")])
+    assert code == 0, err
+    rows = [line for line in out.splitlines() if line.startswith("|")]
+    assert max(map(len, rows)) <= 160
+    assert len(rows) == (2 + 18) + (2 + 18 * 5)  # the summary, then the 5 most-hurt topics of each run

@@ -360,7 +360,7 @@ def test_demo_tables_agree_with_an_independent_evaluation(quick_study, capsys):
     capsys.readouterr()
     assert main(["eval", "--qrels", str(out / "qrels.txt"), "--measure", "nDCG@10", "--alpha", "5",
                  "--baseline", str(out / "runs" / "BM25.run"), "--format", "csv", *runs]) == 0
-    table = pd.read_csv(io.StringIO(capsys.readouterr().out)).set_index("run")
+    table = pd.read_csv(io.StringIO(capsys.readouterr().out)).set_index("name")
     assert sorted(table.index) == sorted(eff.index)  # run files are named like the systems
     for name in risk.index:
         assert table.loc[name, "URisk(nDCG@10,alpha=5,baseline='BM25')"] == pytest.approx(
@@ -472,7 +472,7 @@ def test_breakeven_and_hurt_sentences_follow_the_numbers():
     assert "at α = 1, 3 of 4 runs (LambdaMART, U-CRO(a=1), U-CRO(a=5))" in text
     assert "at α = 5, 0 of 4 runs (none)" in text and "The largest α* is U-CRO(a=1)'s, 3.00." in text
     assert "does not move in one direction" in text and "2.00 → 3.00 → 1.50" in text
-    hurt = pd.DataFrame({"system": ["A"] * 3 + ["B"] * 3, "difference": [-0.5, -0.1, 0.2, -0.3, 0.0, 0.1],
+    hurt = pd.DataFrame({"name": ["A"] * 3 + ["B"] * 3, "difference": [-0.5, -0.1, 0.2, -0.3, 0.0, 0.1],
                          "loss_gt20": [True, True, False, True, False, False],
                          "t_j": [-3.0, -1.0, 1.0, -2.5, 0.0, 0.5],
                          "t_j_p_value": [0.01, 0.3, 0.3, 0.02, 1.0, 0.6]})
@@ -523,9 +523,9 @@ def test_demo_answers_the_four_questions_from_the_numbers(quick_study):
     for name in [PLAIN, "U-CRO(a=5)", "GeoRisk-LM(a=5)"]:
         run = matrix.loc[name]
         lost, gt20 = int((run < base).sum()), int(((base - run) / base > 0.2).sum())
-        sig = int((hurt.loc[hurt["system"] == name, "t_j"] <= -2).sum())
+        sig = int((hurt.loc[hurt["name"] == name, "t_j"] <= -2).sum())
         assert f"{name} loses {lost} of 225 topics, {gt20} by more than 20%, {sig} with T_J ≤ −2" in report
-        assert int(hurt.loc[hurt["system"] == name, "loss_gt20"].sum()) == gt20
+        assert int(hurt.loc[hurt["name"] == name, "loss_gt20"].sum()) == gt20
     section = report.split("## Which topics the re-rankers hurt")[1].split("##")[0]
     rows = [line.split("|")[1:-1] for line in section.splitlines() if re.match(r"\| \S+\s+\| \d+ ", line)]
     assert len(rows) == 15
@@ -542,7 +542,7 @@ def test_demo_answers_the_four_questions_from_the_numbers(quick_study):
 
     # 3. Kendall distances from BM25's top 50, pair by pair; the trend test from them
     dist = pd.read_csv(out / "tables" / "kendall_distance.csv", dtype={"qid": str}).set_index("qid")
-    bins = pd.read_csv(out / "tables" / "kendall.csv").set_index("run")
+    bins = pd.read_csv(out / "tables" / "kendall.csv").set_index("name")
     for name in [PLAIN, "U-CRO(a=5)", "GeoRisk-LM(a=5)"]:
         brute = _brute_kendall(top[name], top["BM25"]).reindex(dist.index)
         np.testing.assert_allclose(dist[name], brute, atol=1e-12)
@@ -557,12 +557,21 @@ def test_demo_answers_the_four_questions_from_the_numbers(quick_study):
         counts = f"rises on {(d > 0).sum()}, stays on {(d == 0).sum()}"
         assert f"{counts} (Wilcoxon signed-rank p = {p:.2g})" in report
 
-    # 4. baseline sensitivity: Friedman over the systems' URisk at alpha = 5 under each run baseline
+    # 4. baseline sensitivity: Friedman over every run's URisk at alpha = 5 under each PISA baseline; the
+    # re-rankers are ranked too (issue 23 #18)
     pisa = ["BM25", "DPH", "PL2(c=1)", "QLD(mu=1000)"]
-    d = matrix.loc[pisa].to_numpy()[:, None, :] - matrix.loc[pisa].to_numpy()[None, :, :]  # system, baseline
+    d = matrix.to_numpy()[:, None, :] - matrix.loc[pisa].to_numpy()[None, :, :]  # run, baseline, topic
     urisk = np.where(d < 0, 6 * d, d).mean(axis=2)
     chi2 = friedmanchisquare(*urisk).statistic
-    assert f"χ² = {chi2:.2f}, df = 3" in report
+    assert f"χ² = {chi2:.2f}, df = {len(matrix) - 1}" in report
+    ranks = pd.read_csv(out / "tables" / "sensitivity.csv").set_index("name")
+    assert sorted(ranks.index) == sorted(matrix.index)  # every run, the re-rankers too
+    assert list(ranks.columns) == [*pisa, "MEAN", "MEDIAN", "MAX"]
+    # issue 23 #19: LambdaMART's GeoRisk at alpha = 0 of the two tables, with why they differ
+    trade = pd.read_csv(out / "tables" / "trade.csv").set_index("α")
+    multi = pd.read_csv(out / "tables" / "multi.csv").set_index("name")
+    assert (f"{PLAIN}'s GeoRisk at α = 0 is {multi.loc[PLAIN, 'GeoRisk α=0']:.4f} here, among all "
+            f"{len(matrix)} runs, and {trade.loc[0, f'{PLAIN} GeoRisk']:.4f} in the trade table") in report
 
 
 def _docs_tables(page):
@@ -617,3 +626,125 @@ def test_tutorial_tables_are_the_quick_demos(quick_study):
     assert trend.loc["U-CRO", "mean to"] < trend.loc["U-CRO", "mean from"]
     assert trend.loc["U-CRO", "closer"] > trend.loc["U-CRO", "further"]
     assert trend.loc["GeoRisk-LM", "Wilcoxon p"] >= 0.05  # "the GeoRisk re-ranker ... does not"
+
+
+# -- the shared PISA index, and Ctrl-C during retrieval ----------------------------------------------
+_BUILD_CHILD = r"""
+import hashlib, sys, time
+from pathlib import Path
+from pyterrier_risk.study._collection import build_index, index_lock, load_dataset, pisa_systems
+
+ds, topics, _ = load_dataset("irds:vaswani")
+print("ready", flush=True)
+go = Path(sys.argv[2])
+while not go.exists():  # both processes start building at the same moment
+    time.sleep(0.002)
+path = Path(sys.argv[1])
+index = build_index(ds, path, path.parent / f"pisa-{sys.argv[3]}.log")
+with index_lock(path):
+    systems = pisa_systems(index)
+digest = hashlib.sha256()
+for name, system in systems.items():
+    res = system(topics).sort_values(["qid", "docno"])  # PISA's threads return the queries in any order
+    digest.update(res[["qid", "docno", "score", "rank"]].to_csv(index=False).encode())
+print(digest.hexdigest(), flush=True)
+"""
+
+
+@pytest.mark.slow
+@pytest.mark.realdata
+def test_two_processes_building_one_index_wait_for_each_other(tmp_path):
+    """Two demos sharing a cache used to abort (SIGABRT) in PISA, or retrieve from a half-built index."""
+    pytest.importorskip("pyterrier_pisa")
+    data_path("ir_datasets_home", "vaswani")  # conftest points IR_DATASETS_HOME at a copy of it
+    cache = tmp_path / "cache"
+    cache.mkdir()
+    procs = [subprocess.Popen([sys.executable, "-c", _BUILD_CHILD, str(cache / "pisa-vaswani"),
+                               str(tmp_path / "go"), str(i)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                              text=True) for i in range(2)]
+    for proc in procs:
+        assert proc.stdout.readline() == "ready\n", proc.communicate()[1]
+    (tmp_path / "go").touch()
+    outputs = [proc.communicate(timeout=300) for proc in procs]
+    for proc, (_, err) in zip(procs, outputs, strict=True):
+        assert proc.returncode == 0, err[-2000:]
+    digests = [out.split()[-1] for out, _ in outputs]
+    assert digests[0] == digests[1]  # the same index, the same results
+    # one of them built it (its PISA log), the other waited and reused it; nothing else is left
+    left = sorted(os.listdir(cache))
+    assert left in ([f"pisa-{i}.log", "pisa-vaswani", "pisa-vaswani.lock"] for i in (0, 1)), left
+
+
+class _Corpus:
+    """A small synthetic collection; its corpus iterator can fail mid-way."""
+
+    def __init__(self, failure=None):
+        self.failure = failure
+
+    def get_corpus_iter(self, verbose=False):
+        words = ["risk", "gain", "query", "topic", "run", "baseline", "loss", "index"]
+        for i in range(300):
+            if i == 150 and self.failure is not None:
+                raise self.failure
+            yield {"docno": f"d{i}", "text": " ".join(words[(i * k) % 8] for k in range(1, 6))}
+
+
+@pytest.mark.parametrize("failure", [KeyboardInterrupt(), OSError("corpus file truncated")])
+def test_a_failed_index_build_leaves_nothing_and_the_next_one_builds(tmp_path, failure):
+    """pyterrier-pisa reads the corpus in a thread and takes its error for the end of the corpus: a
+    truncated index, cached for every later study. The build must fail, and leave nothing behind."""
+    pytest.importorskip("pyterrier_pisa")
+    from pyterrier_risk.study import StudyError
+    from pyterrier_risk.study._collection import build_index
+
+    path = tmp_path / "pisa-synthetic"
+    (tmp_path / ".pisa-synthetic.99999.building").mkdir()  # left by a process that was killed
+    expected = KeyboardInterrupt if isinstance(failure, KeyboardInterrupt) else StudyError
+    with pytest.raises(expected, match="" if expected is KeyboardInterrupt else
+                       r"pisa-synthetic stopped after 150 documents \(OSError: corpus file truncated\)"):
+        build_index(_Corpus(failure), path, tmp_path / "pisa.log")
+    assert sorted(os.listdir(tmp_path)) == ["pisa-synthetic.lock", "pisa.log"]  # no half-built index
+    index = build_index(_Corpus(), path, tmp_path / "pisa.log")
+    assert index.built() and index.num_docs() == 300
+    assert sorted(os.listdir(tmp_path)) == ["pisa-synthetic", "pisa-synthetic.lock", "pisa.log"]
+
+
+@pytest.mark.realdata
+def test_demo_interrupted_during_pisa_retrieval_says_one_line(capsys, monkeypatch, tmp_path):
+    """Ctrl-C while PISA retrieves (its C++ raises SystemError for it): one line, exit 130, no report."""
+    import signal
+    import threading
+
+    pytest.importorskip("pyterrier_pisa")
+    data_path("ir_datasets_home", "cranfield")
+    from pyterrier_risk.study import _collection
+
+    real = _collection.pisa_systems
+
+    def retrieving_until_interrupted(index, quick=False, **kw):
+        systems = real(index, quick=quick, **kw)
+        first = next(iter(systems.values()))
+
+        def retrieve(topics):
+            threading.Timer(0.3, os.kill, (os.getpid(), signal.SIGINT)).start()
+            many = pd.concat([topics] * 10, ignore_index=True)
+            while True:  # ends with the interrupt, wherever it lands
+                first(many)
+
+        return {name: retrieve for name in systems}
+
+    monkeypatch.setattr(_collection, "pisa_systems", retrieving_until_interrupted)
+    out = tmp_path / "out"
+    assert main(["demo", "--quick", "--out", str(out)]) == 130
+    _, err = capsys.readouterr()
+    assert err == "pyterrier-risk: interrupted\n"
+    assert not (out / "report.md").exists() and not list(out.rglob("*.tmp"))
+
+
+@pytest.mark.slow
+@pytest.mark.realdata
+def test_demo_leaves_no_temporary_files(quick_study):
+    _, _, out = quick_study
+    names = [p.name for p in out.rglob("*")]
+    assert not [n for n in names if n.endswith((".tmp", ".building"))], names
+    assert "pisa-irds_cranfield.lock" in names and (out / "report.md").stat().st_size > 0

@@ -4,11 +4,17 @@ Blocks of one page run in order in one namespace with the repository root as wor
 A block whose first line is ``# requires: shared-data`` needs the real data folder; it is skipped
 (failed under CI) when that folder is absent.
 
-Shown output is checked: a ```text block that follows a ```python block with nothing but blank lines
-between them is that block's output. What the block prints must equal it token by token after
-whitespace is normalised; a number shown with d decimals may differ from the printed one by at most
-one unit in its last place (platform rounding), an integer must be equal. A block that prints
-must show its output (pages in ``OUTPUT_PENDING`` excepted, until their output blocks are added).
+Shown output is checked: a ```text block that follows a ```python or ```console block with nothing but
+blank lines between them is that block's output. What the block prints must equal it token by token
+after whitespace is normalised; a number must be printed as shown (the same decimals, the same
+exponent form) and may differ by at most one unit in its last place (platform rounding), an integer
+must be equal. A block that prints must show its output (pages in ``OUTPUT_PENDING`` excepted, until
+their output blocks are added).
+
+A ```console block's ``$ `` lines are run (``pyterrier-risk`` is this tree's command, ``cd`` changes
+the folder, ``../shared/data`` is the data folder) and what they print, stdout then stderr, must equal
+the shown output. Every shown output is compared, except the few in :data:`NOT_RUN`, each with the
+reason it cannot be run in a test.
 """
 
 from __future__ import annotations
@@ -62,7 +68,8 @@ def fenced_blocks(text: str) -> list[Block]:
             i += 1
         block = Block(lang, "\n".join(lines[start + 1:i]) + "\n", start + 1)
         between = lines[last_end + 1:start]
-        if blocks and lang == "text" and blocks[-1].lang == "python" and not any(s.strip() for s in between):
+        if (blocks and lang == "text" and blocks[-1].lang in ("python", "console")
+                and not any(s.strip() for s in between)):
             blocks[-1].output = block
         blocks.append(block)
         last_end, i = i, i + 1
@@ -84,9 +91,13 @@ def _close(printed: str, shown: str) -> bool:
     if not (_NUMBER.fullmatch(printed) and _NUMBER.fullmatch(shown)):
         return False
     mantissa, _, exponent = shown.lower().partition("e")
+    got_mantissa, got_e, _ = printed.lower().partition("e")
     if "." not in mantissa:
         return float(printed) == float(shown)
     decimals = len(mantissa.split(".")[1])
+    same_form = "." in got_mantissa and len(got_mantissa.split(".")[1]) == decimals
+    if not same_form or bool(got_e) != bool(exponent):
+        return False  # printed 0.0400 is not shown 0.04: the page shows what the code prints
     unit = 10.0 ** (int(exponent or 0) - decimals)
     return abs(float(printed) - float(shown)) <= unit * (1 + 1e-9)
 
@@ -121,15 +132,18 @@ def test_fenced_blocks_link_output_only_right_after_python():
     assert [b.lang for b in blocks] == ["python", "text", "text", "python", "text"]
     assert blocks[0].output is blocks[1] and blocks[1].code == "1\n"
     assert blocks[3].output is None
+    console = fenced_blocks("```console\n$ pyterrier-risk --version\n```\n\n```text\nx\n```\n")
+    assert console[0].output is console[1]
 
 
 def test_output_comparison_can_fail():
-    assert output_mismatch("a   b\n0.12344\n\n", "a b\n0.1234") is None        # whitespace, rounding
+    assert output_mismatch("a   b\n0.1235\n\n", "a b\n0.1234") is None         # whitespace, rounding
     assert output_mismatch("x 0.1236", "x 0.1234") is not None                  # two units off
     assert output_mismatch("7 topics", "8 topics") is not None                  # integers are exact
     assert output_mismatch("BM25 0.4", "DPH 0.4") is not None
     assert output_mismatch("1\n2", "1") == "printed 2 non-blank lines, shown 1"
     assert output_mismatch("1.5e-03", "1.4e-03") is None and output_mismatch("1.7e-03", "1.4e-03")
+    assert output_mismatch("p=0.0400", "p=0.04") is not None  # issue 23 #20: shown as printed
 
 
 @pytest.fixture
@@ -296,3 +310,74 @@ def test_built_docs_render_math_offline(tmp_path: Path):
     remote = re.findall(r"<(?:script|link)[^>]*\s(?:src|href)=\"((?:https?:)?//[^\"]+)\"", page)
     assert not remote, f"the page loads scripts or styles from the network: {remote}"
     assert "custom.css" in page, "the sidebar stylesheet is not linked"
+
+
+# -- console blocks: the commands the docs show, run, their output compared ---------------------------------
+#: shown outputs that a test cannot produce: (page, first line of the shown output) -> why
+NOT_RUN = {
+    ("objectives.md", "| kind       | options                    | cold (empty cache) | warm "):
+        "timings of a benchmark (minutes; machine-dependent)",
+    ("objectives.md", "                        MQ2008 Fold1 train          synthetic MSLR-lik"):
+        "timings of a benchmark (minutes; machine-dependent)",
+    ("objectives.md", "| kind       | 1 thr | 2 thr | 4 thr | 8 thr | 16 thr |"):
+        "timings of a benchmark (minutes; machine-dependent)",
+}
+
+
+def _console_outputs() -> list[tuple[Path, Block]]:
+    return [(page, b) for page in PAGES for b in fenced_blocks(page.read_text(encoding="utf-8"))
+            if b.lang == "console" and b.output is not None]
+
+
+def _commands(block: Block) -> list[str]:
+    """The ``$ `` commands of a console block, continuation lines (a trailing backslash) joined."""
+    commands: list[str] = []
+    for line in block.code.splitlines():
+        if line.startswith("$ "):
+            commands.append(line[2:])
+        elif commands and commands[-1].endswith("\\"):
+            commands[-1] = commands[-1][:-1] + " " + line.strip()
+    return commands
+
+
+def _key(page: Path, block: Block) -> tuple[str, str]:
+    return page.name, block.output.code.splitlines()[0][:60] if block.output else ""
+
+
+def test_every_console_output_is_compared_or_says_why_not():
+    shown = {_key(p, b) for p, b in _console_outputs()}
+    stale = [k for k in NOT_RUN if not any(s[0] == k[0] and s[1].startswith(k[1][:40]) for s in shown)]
+    assert not stale, f"NOT_RUN entries without a shown output: {stale}"
+
+
+def _not_run(page: Path, block: Block) -> str | None:
+    name, first = _key(page, block)
+    return next((why for (p, f), why in NOT_RUN.items() if p == name and first.startswith(f[:40])), None)
+
+
+@pytest.mark.realdata
+@pytest.mark.parametrize(("page", "block"), _console_outputs(),
+                         ids=[f"{p.name}:{b.line}" for p, b in _console_outputs()])
+def test_console_block_prints_what_it_shows(page: Path, block: Block, tmp_path: Path):
+    why = _not_run(page, block)
+    if why:
+        pytest.skip(why)
+    data_path()
+    cwd = REPO
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "pyterrier-risk").write_text(f"#!/bin/sh\nexec {sys.executable} -m pyterrier_risk \"$@\"\n")
+    (bin_dir / "pyterrier-risk").chmod(0o755)
+    env = {**os.environ, "PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}", "PYTHONPATH": str(REPO),
+           "MPLBACKEND": "Agg", "COLUMNS": "80"}
+    printed = ""
+    for command in _commands(block):
+        command = command.replace("../shared/data", str(DATA))
+        if command.startswith("cd "):
+            cwd = (cwd / command[3:].strip()).resolve()
+            continue
+        done = subprocess.run(["bash", "-c", command], cwd=cwd, env=env, capture_output=True, text=True,
+                              timeout=600, check=False)
+        printed += done.stdout + done.stderr
+    problem = output_mismatch(printed, block.output.code)
+    assert problem is None, f"{page.name} line {block.output.line}: shown output is stale: {problem}"

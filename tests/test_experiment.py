@@ -226,7 +226,9 @@ def test_topic_policy_missing_topics_score_zero():
 
 
 def test_topic_policy_extra_topics_ignored():
-    extra = pd.concat([RUNS["dph"], RUNS["dph"].assign(qid="999")], ignore_index=True)
+    # a copy of one topic's results as topic 999 (all topics as 999 would list documents twice)
+    dph = RUNS["dph"]
+    extra = pd.concat([dph, dph[dph["qid"] == dph["qid"].iloc[0]].assign(qid="999")], ignore_index=True)
     runs = {"bm25": RUNS["bm25"], "extra": extra}
     with pytest.warns(TopicPolicyWarning, match="1 topic"):
         res = pr.Experiment(runs, TOPICS, QRELS, [pr.URisk(AP, baseline=0)]).set_index("name")

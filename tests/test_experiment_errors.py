@@ -189,8 +189,12 @@ def test_risk_sd_gives_the_per_topic_p_values_of_either_standard_deviation(sd):
     expected = 2 * stats.t.sf(np.abs(t), len(x) - 1)
     np.testing.assert_allclose(wide.loc[("b", f"{m!r} T_R p-value")].to_numpy(), expected, rtol=1e-12)
     averages = pr.Experiment({"a": R1, "b": R2}, TOPICS, QRELS, [m], risk_sd=sd).set_index("name")
-    # TRisk and its p-value keep the sample SD whatever risk_sd
-    assert averages.loc["b", f"{m!r} p-value"] == pytest.approx(stats.ttest_1samp(x, 0).pvalue)
+    # one SD for TRisk, T_R and T_J alike (issue 23): population scales t by sqrt(c / (c - 1))
+    c = len(x)
+    t_all = x.mean() / (np.std(x, ddof=1 if sd == "sample" else 0) / np.sqrt(c))
+    assert averages.loc["b", f"{m!r} p-value"] == pytest.approx(2 * stats.t.sf(abs(t_all), c - 1))
+    if sd == "sample":
+        assert averages.loc["b", f"{m!r} p-value"] == pytest.approx(stats.ttest_1samp(x, 0).pvalue)
 
 
 def test_risk_sd_is_checked():
@@ -209,3 +213,29 @@ def test_topics_or_qrels_none_is_pt_experiments_error_in_one_line(which, risk):
     message = f"^{which} must be a DataFrame, a file or an 'irds:' id, got NoneType$"
     with pytest.raises(theirs.type, match=message):
         pr.Experiment([R1, R2], args["topics"], args["qrels"], metrics)
+
+
+# -- issue 21, item 7: a resample count no real input reaches is a one-line error everywhere -----------
+def test_resamples_beyond_the_limit_are_refused_before_anything_runs(tmp_path, capsys):
+    from pyterrier_risk.cli._main import main
+    from pyterrier_risk.core import MAX_RESAMPLES, compare_systems, randomization_test
+    from pyterrier_risk.experiment import RiskTest
+
+    too_many = MAX_RESAMPLES + 1
+    with pytest.raises(ValueError, match=r"^n_resamples must be an integer in \[1, 100_000_000\], got"):
+        randomization_test([0.5, 0.2], [0.3, 0.3], n_resamples=too_many)
+    with pytest.raises(ValueError, match=r"^n_resamples must be an integer in \[1, 100_000_000\], got"):
+        compare_systems(pd.DataFrame([[0.5, 0.2], [0.3, 0.3]]), test="randomization",
+                        n_resamples=too_many)
+    with pytest.raises(ValueError, match=r"^the number of resamples must be an integer in \[1, 100_000_000"):
+        RiskTest("randomization", too_many)
+    run = tmp_path / "a.run"
+    run.write_text("1 Q0 d1 1 2.0 a\n2 Q0 d1 1 1.0 a\n")
+    (tmp_path / "b.run").write_text("1 Q0 d1 1 1.0 b\n2 Q0 d2 1 1.0 b\n")
+    (tmp_path / "q").write_text("1 0 d1 1\n2 0 d1 1\n")
+    argv = ["eval", "--qrels", str(tmp_path / "q"), str(run), str(tmp_path / "b.run"),
+            "--measure", "TRisk(AP)", "--baseline", "a", "--test", "randomization", "--resamples", str(10**9)]
+    assert main(argv) == 2
+    err = capsys.readouterr().err.strip()
+    assert err == ("pyterrier-risk: error: --resamples must be in [1, 100_000_000] and --seed >= 0, "
+                   "got 1000000000 and 0")

@@ -196,14 +196,19 @@ def test_read_qrels_fuzz(records, benign, corruption, data):
 # token-by-token parser (_letor._strict_rows) whenever it cannot vouch for a line. (The same check of
 # read_run and read_qrels is in tests/test_io.py.) Two faults whose colons add up (a token without
 # a colon and one with two) once slipped through the fast path: "1 qid:1 1:2 3 4:5:6" read as 1:2 3:4 5:6.
+# The fast path reads the file in pieces (_letor_fast._PIECE bytes): drawn tiny here, so that pieces end
+# inside lines, inside "\r\n" and between lines that disagree on qid:.
 LETOR_VALUES = ["0", "1", "-1.5", "0.25", "1e-3", "+2", ".5", "1.", "-0", "nan", "inf", "-Infinity", "1e400",
-                "5e-324", "0.1000000000000000055511151231257827", "1" * 30]
+                "5e-324", "0.1000000000000000055511151231257827", "1" * 30, "-nan", "NaN", "+iNf", "1E5",
+                "1e+5", "-.5e-3", "00001.5000", "2.2250738585072011e-308", "9007199254740993"]
 LETOR_LABELS = ["0", "1", "2", "4", "+1", "2.0", "3.", "-1"]
 LETOR_NASTY_LABELS = ["1.5", "1e0", "0.99999999999999999999", "x", "1_0", "\u0661", "2147483648", "qid:1", ""]
 LETOR_NASTY_TOKENS = ["3", "4:5:6", "8::", "1:", ":3", ":", "+1:2", "1.0:2", "1e0:2", "0:1", "-1:2", "1:1_0",
                       "1:\uff11", "\uff11:2", "99999999999999999999:1", "2147483648:1", "1:x", "1:0x10",
-                      "qid:3", "1:é", "01:2", "1:1:", "a:b"]
-LETOR_SEPS = [" ", "\t", "  ", "\u3000", "\x0b"]
+                      "qid:3", "1:é", "01:2", "1:1:", "a:b", "1:1d5", "1:1,5", "1:infinit", "1:nanx", "1:1e",
+                      "1:.", "1:--1", "1:1e5.5", "1:tiny", "1:\x00", "1:1\x01", "0000000000001:2"]
+LETOR_SEPS = [" ", "\t", "  ", "\u3000", "\x0b", "\x1c", "\x85", "\t "]
+LETOR_PIECES = [1 << 23, 1, 2, 3, 5, 16, 64]
 
 
 @st.composite
@@ -223,7 +228,8 @@ def letor_file(draw):
         flip = draw(st.integers(0, 29)) == 0  # a line that disagrees with the others on qid:
         nasty |= flip
         if with_qid != flip:
-            tokens.append(f"qid:{i // 3}" if draw(st.integers(0, 29)) else "qid:")
+            qid = f"{i // 3}" + draw(st.sampled_from(["", "", "", "é", ":x"]))  # the strict parser takes both
+            tokens.append(f"qid:{qid}" if draw(st.integers(0, 29)) else "qid:")
             nasty |= tokens[-1] == "qid:"
         for index in draw(st.lists(st.integers(1, 6), max_size=5, unique=True)):
             tokens.append(f"{index}:{draw(st.sampled_from(LETOR_VALUES))}")
@@ -244,7 +250,7 @@ def letor_file(draw):
     data = eol.join(lines).encode("utf-8", "surrogatepass")
     n_features = draw(st.sampled_from([None, None, 6, 8, 4]))
     nasty |= n_features == 4
-    return data, n_features, nasty, "\n".join(map(str, sizes))
+    return data, n_features, nasty, "\n".join(map(str, sizes)), draw(st.sampled_from(LETOR_PIECES))
 
 
 def _letor_outcome(path: Path, n_features: int | None):
@@ -262,15 +268,16 @@ def _letor_outcome(path: Path, n_features: int | None):
 def test_fast_letor_reader_agrees_with_strict_parser(case):
     from unittest import mock
 
-    from pyterrier_risk.data import _letor
+    from pyterrier_risk.data import _letor, _letor_fast
 
-    data, n_features, nasty, sizes = case
+    data, n_features, nasty, sizes, piece = case
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "x.txt"
         path.write_bytes(data)
         Path(tmp, "x.txt.query").write_text(sizes)  # used when the lines carry no qid: token
-        got = _letor_outcome(path, n_features)
-        fast = _letor._fast_rows(path, n_features)
+        with mock.patch.object(_letor_fast, "_PIECE", piece):
+            got = _letor_outcome(path, n_features)
+            fast = _letor._fast_rows(path, n_features)
         with mock.patch.object(_letor, "_fast_rows", lambda *args: None):
             strict = _letor_outcome(path, n_features)
     if not nasty:
@@ -337,7 +344,7 @@ def _exact_risk(s: np.ndarray, b: np.ndarray, alpha: float) -> tuple[Fraction, f
 
 
 def _check_table(out: str, qrels: list, runs: dict[str, list], measure: str, topics: list[str]) -> None:
-    table = pd.read_csv(io.StringIO(out)).set_index("run")
+    table = pd.read_csv(io.StringIO(out)).set_index("name")
     per_topic = {name: _per_topic(measure, qrels, records, topics) for name, records in runs.items()}
     base = per_topic["r0"]
     for name, values in per_topic.items():

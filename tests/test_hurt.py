@@ -19,6 +19,7 @@ from scipy import stats
 
 import pyterrier_risk as ptr
 from pyterrier_risk.core import HURT_COLUMNS, topic_hurt
+from pyterrier_risk.core._urisk import rounding_bound
 
 scores = st.lists(st.floats(0, 1, allow_nan=False), min_size=2, max_size=30)
 
@@ -32,6 +33,9 @@ def test_urisk_is_zero_at_the_break_even_alpha(data):
     d = [x - y for x, y in zip(s, b, strict=True)]
     risk = sum(-x for x in d if x < 0) / len(d)
     reward = sum(x for x in d if x > 0) / len(d)
+    if abs(reward - risk) <= rounding_bound(np.asarray(s), np.asarray(b)):  # Gain 0 up to rounding
+        assert a == 0.0 if risk > 0 else math.isnan(a)
+        return
     if risk == 0:
         assert math.isinf(a) if reward > 0 else math.isnan(a)
         return
@@ -52,6 +56,26 @@ def test_break_even_alpha_edge_cases():
     assert ptr.urisk([0.25, 0.25], [0.5, 0.125]) < 0
     # 2012 §5.7 worked by hand: wins 0.5 and 0.25, one loss 0.125 -> Gain/Risk = 0.625/0.125
     assert ptr.break_even_alpha([0.75, 0.375, 0.5], [0.25, 0.5, 0.25]) == pytest.approx(5.0, rel=1e-15)
+
+
+@given(st.lists(st.integers(0, 10_000), min_size=2, max_size=40), st.randoms(use_true_random=False))
+def test_break_even_alpha_is_exactly_zero_when_the_decimal_gain_is_zero(written, rnd):
+    """Property (issue 21): a baseline that is a permutation of the scores, as written in decimals, has Gain
+    exactly 0; the binary differences sum to a residue (1.4e-16), which must give α* = 0, not 1e-16."""
+    s = [k / 10_000 for k in written]
+    b = s[:]
+    rnd.shuffle(b)
+    a = ptr.break_even_alpha(s, b)
+    if s == b:
+        assert math.isnan(a)  # every topic ties
+    else:
+        assert a == 0.0
+
+
+def test_break_even_alpha_of_the_issue_example_is_zero():
+    assert ptr.break_even_alpha([0.3, 0.1, 0.5], [0.2, 0.2, 0.5]) == 0.0  # was -2.1e-16
+    # a genuine tiny loss stays a loss: no win is lost in the tolerance
+    assert ptr.break_even_alpha([0.0, 0.0, 1.0], [0.0, 1.5e-121, 0.0]) == pytest.approx(1 / 1.5e-121 - 1)
 
 
 def test_break_even_alpha_refuses_bad_input():
@@ -124,12 +148,12 @@ def matrix():
 
 def test_hurt_topics_of_a_matrix(matrix):
     out = ptr.hurt_topics(matrix, "base", measures="nDCG@10", top=4)
-    assert list(out.columns) == ["system", "measure", "qid", *HURT_COLUMNS]
-    assert out["system"].tolist() == ["new"] * 4 + ["other"] * 4
+    assert list(out.columns) == ["name", "measure", "qid", *HURT_COLUMNS]
+    assert out["name"].tolist() == ["new"] * 4 + ["other"] * 4
     assert set(out["measure"]) == {"nDCG@10"}
     for name in ("new", "other"):
         d = (matrix.loc[name] - matrix.loc["base"]).sort_values(kind="stable")
-        block = out[out["system"] == name]
+        block = out[out["name"] == name]
         assert block["qid"].tolist() == d.index[:4].tolist()  # the four largest losses, worst first
         assert block["difference"].tolist() == pytest.approx(d.iloc[:4].tolist())
     by_index = ptr.hurt_topics(matrix, 0, top=4)
@@ -259,7 +283,7 @@ def test_read_topics_layouts(tmp_path):
     with pytest.raises(ValueError, match="listed twice"):
         ptr.read_topics(bad)
     bad.write_text("1\n")
-    with pytest.raises(ValueError, match="line 1"):
+    with pytest.raises(ValueError, match=r"bad\.tsv:1: expected"):
         ptr.read_topics(bad)
     with pytest.raises(FileNotFoundError):
         ptr.read_topics(tmp_path / "missing")
@@ -280,10 +304,10 @@ def test_web2012_hurt_topics_and_break_even_alpha():
     assert len(out) == 2 * 2 * 50 and (out["query"] != "").all()
     ndcg = out[out["measure"] == str(GDEVAL_NDCG20)]
     for name in ("indri-ql-cata", "indri-rm-catb"):
-        block = ndcg[ndcg["system"] == name].set_index("qid")
+        block = ndcg[ndcg["name"] == name].set_index("qid")
         assert block["value"].mean() == pytest.approx(WEB_README[name][0], abs=5e-5)  # gdeval -c means
         assert block["baseline"].mean() == pytest.approx(WEB_README[WEB_BASELINE][0], abs=5e-5)
-        err = out[(out["measure"] == "ERR@20") & (out["system"] == name)]
+        err = out[(out["measure"] == "ERR@20") & (out["name"] == name)]
         assert err["value"].mean() == pytest.approx(WEB_README[name][1], abs=5e-5)
         # independent per-topic nDCG@20 (gdeval's definition, numpy): the most-hurt topic and Loss > 20%
         s, _ = gdeval_per_topic(ptr.read_run(runs[name]), qrels)
@@ -359,7 +383,7 @@ def test_break_even_measure_in_eval(capsys, tmp_path):
     argv = ["eval", "--qrels", str(qrels_file), *(str(tmp_path / f"{n}.run") for n in runs),
             "--measure", "AP", "BreakEven(AP)", "--format", "csv", "--no-zrisk"]
     assert main([*argv, "--baseline", "base"]) == 0
-    table = pd.read_csv(io.StringIO(capsys.readouterr().out)).set_index("run")
+    table = pd.read_csv(io.StringIO(capsys.readouterr().out)).set_index("name")
     expected = ptr.Experiment(runs, _ap_runs()[2], qrels, ["BreakEven(AP)"], baseline="base")
     expected = expected.set_index("name").rename(columns={"BreakEven(AP)": "BreakEven(AP,baseline='base')"})
     pd.testing.assert_series_equal(table["BreakEven(AP,baseline='base')"],
@@ -396,9 +420,10 @@ def test_plot_risk_gain_marks_the_near_optimal_hull(tmp_path):
     assert hull.get_linestyle() == "--" and hull.get_label() == "near-optimal hull (U-CRO)"
     ringed = lines[((0.02, 0.012, 0.008), (0.1, 0.08, 0.05))]  # α = 0, 1, 5 are in [0, α*]
     assert ringed.get_marker() == "o"
-    labels = [t.get_text() for t in ax.get_legend().get_texts()]
-    assert "U-CRO (α ∈ [0, 5])" in labels and "run (α ∈ [0, 1.5])" in labels and "loser" in labels
-    assert "break-even: coin flips with the baseline" in labels
+    labels = [t.get_text().replace("\n", " ") for t in ax.get_legend().get_texts()]
+    assert labels[:3] == ["U-CRO", "run", "loser"]  # issue 23 #12: a curve's entry is its name
+    assert "break-even (coin flips with the baseline) of the alpha = 0 model of U-CRO: α* = 5" in labels
+    assert "break-even (coin flips with the baseline) of run: α* = 1.5" in labels
     assert ((0.0, 0.05), (0.0, -0.01)) not in lines  # Gain < 0: no break-even α >= 0, no line
     plain = ptr.plot_risk_gain(points, hull=False).axes[0]
     assert len(plain.get_lines()) == 3 + 1  # three curves and the zero line

@@ -466,3 +466,202 @@ def test_a_space_pandas_would_not_split_at_is_seen_across_chunk_boundaries(tmp_p
                 path.write_bytes(gzip.compress(data) if compress else data)
                 with pytest.raises(ValueError, match=r"r.run:\d+: expected 6 fields"):
                     read_run(path)
+
+
+# -- Ctrl-C while a file is read, and files written whole -----------------------------------------
+@pytest.mark.parametrize("reader", ["run", "qrels"])
+def test_ctrl_c_inside_the_fast_reader_is_not_a_parse_failure(tmp_path, monkeypatch, reader):
+    """pandas turns a KeyboardInterrupt raised in a stream's read() into a ParserError; the fast reader
+    must raise it again, not hand the file to the strict parser (which read the whole file again)."""
+    from pyterrier_risk.data import _trec
+
+    path = tmp_path / "f.txt"
+    path.write_text(CLEAN_RUN if reader == "run" else QRELS_TEXT)
+    calls = []
+
+    def interrupted(self, chunk):
+        calls.append(len(chunk))
+        raise KeyboardInterrupt
+
+    def strict(*args):
+        raise AssertionError("the strict parser started after Ctrl-C")
+
+    monkeypatch.setattr(_trec._ByteCheck, "__call__", interrupted)
+    monkeypatch.setattr(_trec, "_run_columns", strict)
+    monkeypatch.setattr(_trec, "_strict_qrels_rows", strict)
+    with pytest.raises(KeyboardInterrupt):
+        (read_run if reader == "run" else read_qrels)(path)
+    assert calls  # the interrupt came from inside pandas' read, where it is wrapped
+
+
+def test_raised_by_interrupt_follows_the_exception_chain():
+    from pyterrier_risk.data import raised_by_interrupt
+
+    def chained(outer, inner, how):
+        try:
+            try:
+                raise inner
+            except BaseException as e:
+                if how == "from":
+                    raise outer from e
+                raise outer  # noqa: B904 - the implicit __context__ is what is tested
+        except BaseException as e:
+            return e
+
+    assert raised_by_interrupt(KeyboardInterrupt())
+    assert raised_by_interrupt(chained(SystemError("returned a result with an exception set"),
+                                       KeyboardInterrupt(), "from"))
+    inner = chained(OSError(), KeyboardInterrupt(), "ctx")
+    assert raised_by_interrupt(chained(ValueError("x"), inner, "ctx"))
+    assert not raised_by_interrupt(chained(SystemError("x"), ValueError("y"), "from"))
+    loop = ValueError("a")
+    loop.__context__ = ValueError("b")
+    loop.__context__.__context__ = loop  # a cycle ends the walk
+    assert not raised_by_interrupt(loop)
+
+
+@pytest.mark.parametrize("failure", [OSError(27, "File too large"), KeyboardInterrupt()])
+def test_atomic_write_keeps_the_previous_file_on_failure(tmp_path, failure):
+    from pyterrier_risk.data import atomic_write
+
+    target = tmp_path / "out.csv"
+    target.write_text("previous\n")
+    with pytest.raises(type(failure)):
+        with atomic_write(target) as f:
+            f.write("new,half")
+            raise failure
+    assert target.read_text() == "previous\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out.csv"]
+
+
+def test_atomic_write_replaces_whole_keeps_modes_and_follows_links(tmp_path):
+    import os
+    import stat
+
+    from pyterrier_risk.data import atomic_write
+
+    target = tmp_path / "t.md"
+    target.write_text("old")
+    target.chmod(0o640)
+    with atomic_write(target) as f:
+        f.write("new")
+    assert target.read_text() == "new" and stat.S_IMODE(target.stat().st_mode) == 0o640
+    link = tmp_path / "link.md"
+    link.symlink_to(target)
+    with atomic_write(link) as f:
+        f.write("through the link")
+    assert link.is_symlink() and target.read_text() == "through the link"
+    umask = os.umask(0o022)
+    os.umask(umask)
+    with atomic_write(tmp_path / "fresh.png", "wb", encoding=None) as f:
+        f.write(b"\x89PNG")
+    assert stat.S_IMODE((tmp_path / "fresh.png").stat().st_mode) == 0o666 & ~umask
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["fresh.png", "link.md", "t.md"]
+    with pytest.raises(ValueError, match="mode must be"):
+        with atomic_write(target, "a"):
+            pass
+
+
+def test_atomic_write_writes_a_device_in_place(tmp_path):
+    """/dev/null (or /dev/stdout, a FIFO) is written to, never replaced by a regular file."""
+    import os
+    import stat
+
+    from pyterrier_risk.data import atomic_write
+
+    with atomic_write(os.devnull) as f:
+        f.write("discarded")
+    assert stat.S_ISCHR(os.stat(os.devnull).st_mode)
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    link = tmp_path / "to-the-fifo"  # as /dev/stdout is a link to /proc/self/fd/1, a pipe
+    link.symlink_to(fifo)
+    reader = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)
+    try:
+        with atomic_write(link) as f:
+            f.write("through the pipe")
+        assert os.read(reader, 100) == b"through the pipe"
+    finally:
+        os.close(reader)
+    assert stat.S_ISFIFO(os.stat(fifo).st_mode) and sorted(os.listdir(tmp_path)) == ["fifo", "to-the-fifo"]
+
+
+_FULL_DISK_CHILD = r"""
+import json, resource, sys
+from pathlib import Path
+import pandas as pd
+from pyterrier_risk.data import write_qrels, write_run
+from pyterrier_risk.reporting import plot_helped_hurt, write_table
+
+folder = Path(sys.argv[1])
+res = pd.DataFrame({"qid": ["1"] * 50, "docno": [f"d{i}" for i in range(50)], "score": range(50)})
+qrels = res.assign(label=1)
+writers = {
+    "run.txt": lambda p: write_run(res, p, "tag"),
+    "qrels.txt": lambda p: write_qrels(qrels, p),
+    "table.csv": lambda p: write_table(res, p),
+    "plot.png": lambda p: plot_helped_hurt(pd.Series(range(50)) / 50, pd.Series([0.5] * 50), path=p),
+}
+for name in writers:
+    (folder / name).write_bytes(b"previous\n")
+import matplotlib.figure  # noqa: F401 - imported before the limit: nothing but our writers writes
+resource.setrlimit(resource.RLIMIT_FSIZE, (300, resource.getrlimit(resource.RLIMIT_FSIZE)[1]))
+outcome = {}
+for name, write in writers.items():
+    try:
+        write(folder / name)
+        outcome[name] = "written"
+    except OSError as e:
+        outcome[name] = str(e)
+print(json.dumps(outcome))
+"""
+
+
+def test_every_writer_keeps_the_previous_file_on_a_full_disk(tmp_path):
+    """A file-size limit (RLIMIT_FSIZE: writes fail with EFBIG) stands in for a full disk."""
+    import json
+    import subprocess
+    import sys
+
+    proc = subprocess.run([sys.executable, "-c", _FULL_DISK_CHILD, str(tmp_path)], capture_output=True,
+                          text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    outcome = json.loads(proc.stdout)
+    assert set(outcome) == {"run.txt", "qrels.txt", "table.csv", "plot.png"}
+    for name, message in outcome.items():
+        assert "File too large" in message, (name, message)
+        assert (tmp_path / name).read_bytes() == b"previous\n", name
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(outcome)  # no temporary file is left
+
+
+@pytest.mark.parametrize("pandas_then", ["raises", "returns"])
+def test_an_interrupt_pandas_loses_is_still_an_interrupt(tmp_path, monkeypatch, pandas_then):
+    """pandas' C parser sometimes turns the KeyboardInterrupt of a SIGINT during read() into a
+    ParserError with no chain (or could drop it): the SIGINT itself is what counts."""
+    import os
+    import signal
+    import time
+
+    from pyterrier_risk.data import _trec
+
+    path = tmp_path / "r.run"
+    path.write_text(CLEAN_RUN)
+    real = _trec._pandas_table
+
+    def losing(source, names, dtypes):
+        try:
+            os.kill(os.getpid(), signal.SIGINT)
+            time.sleep(5)  # the handler runs at once; this is never reached
+        except KeyboardInterrupt:
+            pass  # lost, as pandas' C code loses it
+        if pandas_then == "raises":
+            raise pd.errors.ParserError("C error: Calling read(nbytes) on source failed")
+        return real(source, names, dtypes)
+
+    monkeypatch.setattr(_trec, "_pandas_table", losing)
+    handler = signal.getsignal(signal.SIGINT)
+    with pytest.raises(KeyboardInterrupt):
+        read_run(path)
+    assert signal.getsignal(signal.SIGINT) is handler  # the watch is undone
+    monkeypatch.setattr(_trec, "_pandas_table", real)
+    assert len(read_run(path)) == len([line for line in CLEAN_RUN.splitlines() if line.strip()])

@@ -450,7 +450,7 @@ def test_progress_bar_while_training(data, capsys):
 
 # ---------------------------------------------------------------------- baselines
 def _column(model, res, qrels):
-    from pyterrier_risk.learning._lambdamart import _baseline_column
+    from pyterrier_risk.learning._frames import baseline_column as _baseline_column
 
     frame, x, _, _ = model._labelled(res, qrels, "training")
     return frame, x, _baseline_column

@@ -20,7 +20,7 @@ import pyterrier as pt
 import pytest
 import tomllib
 
-from pyterrier_risk.learning._lambdamart import RiskLambdaMART
+from pyterrier_risk import RiskLambdaMART, learning
 
 sys.path.insert(0, str(Path(__file__).parent))
 from test_lambdamart import FAST, synthetic  # noqa: E402
@@ -71,6 +71,18 @@ def test_save_writes_pyterriers_metadata(model, tmp_path):
     assert pt.inspect.artifact_type_format(model) == ("ltr_model", "risk_lambdamart")
     assert model.path == tmp_path / "m" and RiskLambdaMART.load(tmp_path / "m").path == tmp_path / "m"
     assert "ltr_model.risk_lambdamart" in {ep.name for ep in declared_entry_points()["pyterrier.artifact"]}
+
+
+def test_the_entry_points_name_public_objects():
+    """pyproject points PyTerrier at names the learning package exports, not at a private module."""
+    targets = [ep for eps in declared_entry_points().values() for ep in eps if ":" in ep.value]
+    assert {ep.value for ep in targets} == {
+        "pyterrier_risk.learning:load_artifact", "pyterrier_risk.learning:artifact_metadata"
+    }  # fmt: skip
+    for ep in targets:
+        module, _, name = ep.value.partition(":")
+        assert not any(part.startswith("_") for part in module.split(".")), ep.value
+        assert name in learning.__all__ and ep.load() is getattr(learning, name)
 
 
 def test_artifact_load_finds_the_model(our_entry_points, model, data, tmp_path):

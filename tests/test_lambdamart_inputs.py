@@ -10,8 +10,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from pyterrier_risk import objective
-from pyterrier_risk.learning._lambdamart import RiskLambdaMART
+from pyterrier_risk import RiskLambdaMART, objective
 
 sys.path.insert(0, str(Path(__file__).parent))
 from test_lambdamart import FAST, synthetic  # noqa: E402

@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from pyterrier_risk.learning._lambdamart import RiskLambdaMART
+from pyterrier_risk import RiskLambdaMART
 from pyterrier_risk.learning._objective import RiskObjective
 
 sys.path.insert(0, str(Path(__file__).parent))

@@ -6,6 +6,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 from conftest import data_path
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from pyterrier_risk.data._letor import LetorData, read_letor
 
@@ -196,3 +198,80 @@ def test_lightgbm_example_matches_lightgbm():
     np.testing.assert_array_equal(d.y, labels)
     assert all(d.X[i, j - 1] == v for i, row in enumerate(feats) for j, v in row.items())
     assert np.count_nonzero(d.X) == sum(sum(v != 0 for v in row.values()) for row in feats)
+
+
+def test_fast_path_fills_a_dense_matrix_and_leaves_a_sparse_one_to_the_caller(tmp_path, monkeypatch):
+    from pyterrier_risk.data import _letor, _letor_fast
+
+    rng = np.random.default_rng(7)
+    X = np.round(rng.random((40, 5)), 3)
+    lines = [f"{i % 3} qid:{i // 4} " + " ".join(f"{j + 1}:{X[i, j]}" for j in range(5)) for i in range(40)]
+    dense = write(tmp_path, "\n".join(lines) + "\n", "dense.txt")
+    monkeypatch.setattr(_letor_fast, "_PIECE", 97)  # many pieces, most ending inside a line
+    rows = _letor._fast_rows(dense, None)
+    assert rows is not None and rows.X is not None and len(rows.cols) == 0
+    assert np.array_equal(read_letor(dense).X, X)
+    # a stray large index: the fast path does not allocate the 2 x 2^31 - 1 matrix, it hands over the
+    # (row, column, value) triples, as the strict parser does
+    sparse = write(tmp_path, "1 qid:1 1:0.5\n0 qid:1 2147483647:2\n", "sparse.txt")
+    rows = _letor._fast_rows(sparse, None)
+    assert rows is not None and rows.X is None
+    assert rows.rows.tolist() == [0, 1] and rows.cols.tolist() == [0, 2**31 - 2]
+    assert rows.vals.tolist() == [0.5, 2]
+    assert rows.linenos.tolist() == [1, 2] and rows.y.tolist() == [1, 0] and list(rows.qids) == ["1", "1"]
+    # given n_features, the fast path fills the matrix however sparse
+    few = write(tmp_path, "1 qid:1 1:0.5\n0 qid:1 3:2\n", "few.txt")
+    rows = _letor._fast_rows(few, 10)
+    assert rows is not None and rows.X is not None and rows.X.shape == (2, 10)
+    assert np.array_equal(read_letor(few, n_features=10).X[:, :3], [[0.5, 0, 0], [0, 0, 2]])
+
+
+# -- a memory bomb: one stray index sizes the dense matrix (issue 21, item 7) ----------------------
+def test_a_stray_huge_index_is_refused_in_one_line_naming_the_line_and_the_way_out(tmp_path):
+    p = write(tmp_path, "0 qid:1 1:0.5 2:1\n1 qid:1 2147483647:1\n")
+    with pytest.raises(ValueError, match=r"f\.txt:2: feature index 2147483647 would make the dense 2 × "
+                                         r"2147483647 matrix 32\.0 GiB, but the file uses only 3 distinct "
+                                         r"indices .*give n_features="):
+        read_letor(p)
+    with pytest.raises(ValueError, match=r"f\.txt:2: feature index 2147483647 > n_features=2"):
+        read_letor(p, n_features=2)  # the way out for a typo: the intended width
+
+
+def _letor_lines(rows: list[dict[int, float]]) -> str:
+    return "".join(f"{i % 3} qid:{i // 4} " + " ".join(f"{k}:{v}" for k, v in sorted(r.items())) + "\n"
+                   for i, r in enumerate(rows))
+
+
+@st.composite
+def _feature_rows(draw):
+    """Rows of sparse features, indices mostly small, sometimes one far beyond the others."""
+    n = draw(st.integers(1, 12))
+    rows = [draw(st.dictionaries(st.integers(1, 40), st.sampled_from([0.5, 1.0, -2.0]), max_size=5))
+            for _ in range(n)]
+    if draw(st.booleans()):
+        rows[draw(st.integers(0, n - 1))][draw(st.integers(41, 2**31 - 1))] = 1.0
+    return rows
+
+
+@settings(deadline=None, max_examples=150)
+@given(rows=_feature_rows(), limit=st.sampled_from([1 << 10, 1 << 14, 1 << 30]))
+def test_the_dense_width_is_refused_exactly_when_too_large_and_too_sparse(tmp_path_factory, rows, limit):
+    """Property: refused iff rows × (largest index) × 8 bytes > the limit and the largest index exceeds 16 ×
+    the distinct indices used; otherwise the matrix equals the written features (an independent reading)."""
+    from pyterrier_risk.data import _letor
+
+    p = tmp_path_factory.mktemp("bomb") / "f.txt"
+    p.write_text(_letor_lines(rows))
+    used = {k for r in rows for k in r}
+    width = max(used, default=0)
+    refused = len(rows) * width * 8 > limit and width > 16 * len(used)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(_letor, "_MAX_INFERRED_BYTES", limit)  # a small limit, so that both sides are drawn
+        if refused:
+            with pytest.raises(ValueError, match=rf"f\.txt:\d+: feature index {width} would make the dense"):
+                read_letor(p)
+            return
+        data = read_letor(p)
+    assert data.X.shape == (len(rows), width)
+    for i, r in enumerate(rows):
+        assert {k + 1: v for k, v in enumerate(data.X[i]) if v != 0} == {k: v for k, v in r.items() if v != 0}

@@ -181,3 +181,56 @@ def test_helped_hurt_counts_properties(base, data, width):
         left, right = f"{lo * width:g}", f"{(lo + 1) * width:g}"
         label = f"[{left},{right})" if k < 0 else f"({left},{right}]"
         assert col[label] >= 1
+
+
+# -- issue 23 #12 and #15: what the plots say, checked on the drawn figure ---------------------------------
+def _sweeps():
+    """Two learners' α sweeps that start at the same α = 0 model (the demo's LambdaMART), and a fixed run."""
+    return pd.DataFrame({"name": ["U-CRO"] * 3 + ["GeoRisk-LM"] * 3 + ["DPH"],
+                         "alpha": [0, 0.2, 5, 0, 1, 5, np.nan],
+                         "risk": [0.040, 0.030, 0.020, 0.040, 0.034, 0.028, 0.025],
+                         "gain": [0.021, 0.015, 0.006, 0.021, 0.019, 0.012, 0.008]})
+
+
+def test_risk_gain_legend_names_each_alpha_star_once_and_sits_off_the_data():
+    fig = plot_risk_gain(_sweeps())
+    ax = fig.axes[0]
+    texts = [t.get_text() for t in ax.get_legend().get_texts()]
+    assert texts[:3] == ["U-CRO", "GeoRisk-LM", "DPH"]  # a curve is named, not given the α = 0 model's range
+    a_star = 0.021 / 0.040  # break-even α = Gain / Risk of the α = 0 model
+    shared = [t for t in texts if "alpha = 0 model of U-CRO, GeoRisk-LM" in t.replace("\n", " ")]
+    assert len(shared) == 1 and f"α* = {a_star:.3g}" in shared[0].replace("\n", " ")
+    assert sum("break-even" in t for t in texts) == 2  # the shared α = 0 model's, and DPH's
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    renderer = FigureCanvasAgg(fig).get_renderer()
+    fig.draw(renderer)
+    legend = ax.get_legend().get_window_extent(renderer)
+    assert legend.x0 >= ax.get_window_extent(renderer).x1  # right of the axes: it covers no data
+
+
+def test_risk_gain_hulls_that_coincide_are_one_line():
+    points = _sweeps()
+    points.loc[points["name"] == "U-CRO", "alpha"] = [0, 1, 5]  # now only α = 0 is below α* for both curves
+    ax = plot_risk_gain(points).axes[0]
+    texts = [t.get_text().replace("\n", " ") for t in ax.get_legend().get_texts()]
+    assert not any(t.startswith("near-optimal hull") for t in texts)  # each hull is the break-even line
+    assert any("the near-optimal hull of U-CRO, GeoRisk-LM" in t for t in texts)
+    dashed = [line for line in ax.get_lines() if line.get_linestyle() == "--"]
+    assert dashed == []
+    points = _sweeps()  # U-CRO's hull ends at α = 0.2, GeoRisk's is the break-even line: both visible
+    ax = plot_risk_gain(points).axes[0]
+    hulls = [line for line in ax.get_lines() if line.get_linestyle() == "--"]
+    assert len(hulls) == 1 and hulls[0].get_label() == "near-optimal hull (U-CRO)"
+
+
+def test_topic_tj_panels_share_one_scale_and_name_the_x_axis(scores):
+    run, base = scores
+    panels = {"small": trisk(run, base).t_j, "large": trisk(run, base, alpha=5).t_j}
+    fig = plot_topic_tj(panels)
+    shown = [ax for ax in fig.axes if ax.get_visible()]
+    assert len(shown) == 2
+    assert len({ax.get_ylim() for ax in shown}) == 1
+    top = max(float(np.abs(s).max()) for s in panels.values())
+    assert shown[0].get_ylim()[1] == pytest.approx(1.2 * max(2.0, top))
+    assert all(ax.get_xlabel().startswith("topic") for ax in shown)

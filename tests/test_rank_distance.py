@@ -202,3 +202,34 @@ def test_rows_in_any_order_give_the_same_distances():
     numeric = run.assign(qid=run["qid"].str[1:].astype(int))
     assert ptr.rank_distance(numeric, base.assign(qid=base["qid"].str[1:])).to_numpy() == pytest.approx(
         expected.to_numpy(), nan_ok=True)
+
+
+# -- issue 21: a count no real input reaches, and the wrong kind of runs (items 7 and minor) ----------
+def test_bins_beyond_the_limit_are_one_line_errors_before_any_allocation():
+    from pyterrier_risk.core import MAX_BINS
+
+    base = _frame({"1": [1.0, 2.0, 3.0]})
+    runs = {"a": _frame({"1": [3.0, 2.0, 1.0]})}
+    for bins in (MAX_BINS + 1, 10**9, 2**62):  # 10**9 bins asked for 16 GB
+        with pytest.raises(ValueError, match=r"^bins must be an integer in \[1, 10_000\], got \d+ \(a") as e:
+            ptr.rank_distance_bins(runs, base, bins=bins)
+        assert "\n" not in str(e.value)
+    table = ptr.rank_distance_bins(runs, base, bins=MAX_BINS)  # the limit itself is served
+    assert table.shape == (1, MAX_BINS + 2) and table.iloc[0, MAX_BINS - 1] == 1.0
+
+
+def test_runs_that_are_not_a_mapping_are_a_one_line_type_error():
+    base = _frame({"1": [1.0, 2.0]})
+    for runs in ([base], (base,), base):
+        with pytest.raises(TypeError, match=r"^runs must be a mapping \{label: run frame\}, got "):
+            ptr.rank_distance_bins(runs, base)
+
+
+def test_a_repeated_pair_or_a_nan_score_gets_the_run_policy_message():
+    base = _frame({"1": [1.0, 2.0]})
+    twice = pd.concat([_frame({"1": [1.0, 2.0]}), _frame({"1": [5.0]})], ignore_index=True)
+    with pytest.raises(ValueError, match=r"^run: document 'd0' is listed twice for topic '1' "
+                                         r"\(first at row 0\); row 2 repeats it$"):
+        ptr.rank_distance(twice, base)
+    with pytest.raises(ValueError, match=r"^baseline_run: score is NaN for document 'd1' of topic '1' \(row"):
+        ptr.rank_distance(base, _frame({"1": [1.0, np.nan]}))

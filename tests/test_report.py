@@ -487,3 +487,17 @@ def test_a_plain_markdown_table_keeps_its_caption():
     assert write_table(df).count("Table:") == 0
     styled = write_table(df, caption="AP of two runs", bold=True)
     assert styled.rstrip("\n").split("\n")[-1].startswith("Table: AP of two runs")
+
+
+def test_bold_true_never_bolds_a_p_value_column():
+    """A p-value column whose stem is not a measure name ("Risk p-value corrected", "Foo p-value") is a test
+    column: bold=True leaves it alone (it bolded the largest p-value)."""
+    import pandas as pd
+
+    from pyterrier_risk.reporting import render_table
+
+    df = pd.DataFrame({"name": ["a", "b"], "Risk": [0.1, 0.2], "Risk p-value corrected": [0.01, 0.5],
+                       "Foo p-value": [0.2, 0.9], "p_value": [0.3, 0.4]})
+    lines = render_table(df, bold=True).splitlines()
+    assert "**0.1000**" in lines[2]
+    assert not any("**" in cell for line in lines[2:4] for cell in line.split("|")[3:])

@@ -512,5 +512,8 @@ def test_risk_test_passes_the_topic_sd_to_the_per_topic_p_values():
         got = tables.risk[0].per_topic[f"{measure!r} T_R p-value"].iloc[1].to_numpy()
         expected = topic_p_values(trisk(m.iloc[1], m.iloc[0], 2), sd=sd)
         np.testing.assert_allclose(got, expected, rtol=1e-12)
+        c = m.shape[1]
+        factor = np.sqrt(c / (c - 1)) if sd == "population" else 1.0  # issue 23 #10: TRisk too
+        assert tables.risk[0].value.iloc[1] == pytest.approx(trisk(m.iloc[1], m.iloc[0], 2).trisk * factor)
     with pytest.raises(ValueError, match="unknown topic_sd 'c'"):
         RiskTest(topic_sd="c")

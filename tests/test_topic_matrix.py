@@ -102,10 +102,20 @@ def _small():
                                "score": pd.Series([], dtype=float)}),
         # ids that are not str: compared as str, as the reference does
         "ints": pd.DataFrame({"qid": [1, 1, 2], "docno": ["b", "a", "a"], "score": [2, 1, 5]}),
-        # a pair listed twice (read_run refuses it; a hand-made frame may hold it)
-        "twice": pd.DataFrame({"qid": ["1", "1", "1"], "docno": ["a", "b", "a"], "score": [1.0, 2.0, 3.0]}),
     }
     return runs, qrels
+
+
+def test_a_run_listing_a_pair_twice_or_a_nan_score_is_refused_as_read_run_refuses_it():
+    runs, qrels = _small()
+    m = parse_measure("AP")
+    twice = pd.DataFrame({"qid": ["1", "1", "1"], "docno": ["a", "b", "a"], "score": [1.0, 2.0, 3.0]})
+    with pytest.raises(ValueError, match=r"run 'twice': document 'a' is listed twice for topic '1' "
+                                         r"\(first at row 0\); row 2 repeats it"):
+        topic_matrices({**runs, "twice": twice}, qrels, [m])
+    nan = twice.assign(docno=["a", "b", "c"], score=[1.0, np.nan, 3.0])
+    with pytest.raises(ValueError, match=r"run 'nan': score is NaN for document 'b' of topic '1'"):
+        topic_matrices({"nan": nan}, qrels, [m])
 
 
 @pytest.mark.parametrize("qids", [None, ["3", "1"], ["1", "2", "3", "77"], ["2", "2", "1"], []])
@@ -154,7 +164,7 @@ def test_topic_scores_equal_the_reference_and_warn():
 
     runs, qrels = _small()
     qrels_m = qrels.rename(columns={"qid": "query_id", "docno": "doc_id", "label": "relevance"})
-    for name in ["full", "split", "twice"]:
+    for name in ["full", "split"]:
         run = runs[name].rename(columns={"qid": "query_id", "docno": "doc_id"})
         for m in [parse_measure("AP"), parse_measure("ERR@2")]:
             if name == "full":  # every qrels topic, no other: no warning

@@ -126,3 +126,143 @@ def test_apply_topic_policy_without_qrels_uses_the_union_of_the_systems_topics()
     assert [str(w.message).split(" has")[0] for w in caught] == ["system 'x'", "system 'y'"]
     with pytest.raises(ValueError, match="no systems given"):
         apply_topic_policy({})
+
+
+# -- read_topics: SGML tags and TSV columns (issue 21, item 12) -----------------------------------------
+import re  # noqa: E402
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+_WORDS = st.text(alphabet="abcXYZ019-'", min_size=1, max_size=6)
+_TOPIC = st.tuples(st.integers(1, 999).map(str), st.lists(_WORDS, min_size=1, max_size=4).map(" ".join))
+#: how a file may write a topic: TREC's open fields with labels, or closed fields (Vaswani's), inline or not
+_LAYOUT = st.fixed_dictionaries({
+    "closed": st.booleans(), "labels": st.booleans(), "sep": st.sampled_from(["", "\n", " ", "\n\n"]),
+    "desc": st.booleans(), "case": st.sampled_from([str.lower, str.upper]),
+})
+
+
+def _sgml_text(topics: list[tuple[str, str]], layout: dict) -> str:
+    sep, tag = layout["sep"], layout["case"]
+    out = []
+    for qid, query in topics:
+        num = f"Number: {qid}" if layout["labels"] else qid
+        title = f"Topic: {query}" if layout["labels"] else query
+        fields = [f"<{tag('num')}> {num}", f"<{tag('title')}>{sep}{title}{sep}"]
+        if layout["closed"]:
+            fields = [fields[0] + f"</{tag('num')}>", fields[1] + f"</{tag('title')}>"]
+        if layout["desc"]:
+            fields.append(f"<{tag('desc')}> Description:\nabout <{tag('narr')}> Narrative: more")
+        out.append(f"<{tag('top')}>{sep}" + sep.join(fields) + f"{sep}</{tag('top')}>\n")
+    return "".join(out)
+
+
+def _tiny_parser(text: str) -> list[tuple[str, str]]:
+    """An independent reading for the files above: split at </top>, each field up to the next '<'."""
+    rows = []
+    for block in re.split(r"</top>", text, flags=re.I)[:-1]:
+        num = re.search(r"<num>([^<]*)", block, re.I).group(1).split()[-1]
+        title = re.search(r"<title>([^<]*)", block, re.I).group(1).split()
+        rows.append((num, " ".join(title[1:] if title and title[0].lower() == "topic:" else title)))
+    return rows
+
+
+@settings(deadline=None, max_examples=200)
+@given(topics=st.lists(_TOPIC, min_size=1, max_size=5, unique_by=lambda t: t[0]), layout=_LAYOUT)
+def test_sgml_topics_read_as_written_in_any_layout(tmp_path_factory, topics, layout):
+    """Property: every layout gives back the topics written, as the independent parser reads them."""
+    text = _sgml_text(topics, layout)
+    p = tmp_path_factory.mktemp("topics") / "t.sgml"
+    p.write_text(text)
+    got = pr.read_topics(p).values.tolist()
+    assert got == [list(t) for t in topics] == [list(t) for t in _tiny_parser(text)]
+
+
+@settings(deadline=None, max_examples=100)
+@given(topics=st.lists(_TOPIC, min_size=2, max_size=5, unique_by=lambda t: t[0]), layout=_LAYOUT,
+       which=st.integers(0, 4))
+def test_a_top_without_its_end_tag_is_refused_naming_its_line(tmp_path_factory, topics, layout, which):
+    """Property: dropping one </top> never lets a topic swallow the next: the open <top>'s line is named."""
+    text = _sgml_text(topics, layout)
+    ends = [m.start() for m in re.finditer(r"</top>", text, re.I)]
+    cut = ends[which % len(ends)]
+    broken = text[:cut] + text[cut + len("</top>"):]
+    p = tmp_path_factory.mktemp("topics") / "t.sgml"
+    p.write_text(broken)
+    start = [m.start() for m in re.finditer(r"<top>", broken, re.I)][which % len(ends)]
+    line = broken.count("\n", 0, start) + 1
+    with pytest.raises(ValueError, match=rf"t\.sgml:{line}: <top> without </top>"):
+        pr.read_topics(p)
+
+
+@pytest.mark.parametrize(("text", "match"), [
+    ("<top><num>1</num><title>x</title>\n<top><num>2<title>y</top>",
+     r":1: <top> without </top> \(the next <top> is at line 2\)"),
+    ("<top><num>1</title><title>x</top>", r":1: </title> does not close the field \(<num> is open\)"),
+    ("<top><num>1<title>x</top>\n</top>", r":2: </top> without an open <top>"),
+    ("<top><title>x</top>", r":1: a <top> block without <num>"),
+    ("<top><num>1</top>", r":1: a <top> block without <title>"),
+    ("<top><num>1<title>\n</top>", r":1: the <title> of this <top> block is empty"),
+    ("<top><num>1<num>2<title>x</top>", r":1: a second <num> in the <top> block of line 1"),
+    ("<top><num>1 2<title>x</top>", r":1: topic number '1 2' is not one word"),
+])
+def test_malformed_sgml_is_a_one_line_error_naming_the_line(tmp_path, text, match):
+    p = tmp_path / "t.sgml"
+    p.write_text(text)
+    with pytest.raises(ValueError, match=match) as e:
+        pr.read_topics(p)
+    assert "\n" not in str(e.value)
+
+
+def test_the_issue_examples_inline_closing_tags_extra_columns_and_a_header(tmp_path):
+    p = tmp_path / "t.sgml"
+    p.write_text("<top><num>1</num><title>x</title></top>\n")
+    assert pr.read_topics(p).values.tolist() == [["1", "x"]]  # was qid '1</num>', query 'x</title>'
+    t = tmp_path / "t.tsv"
+    t.write_text("qid\tquery\n1\tfirst\n2\tsecond\textra\n")
+    with pytest.raises(ValueError, match=r"t\.tsv:3: 3 tab-separated columns; expected 2"):
+        pr.read_topics(t)
+    t.write_text("qid\tquery\n1\tfirst query\n2 second\n")
+    assert pr.read_topics(t).values.tolist() == [["1", "first query"], ["2", "second"]]  # no topic 'qid'
+    t.write_text("1\tquery\nqid\tquery\n")  # only a first line is a header
+    assert pr.read_topics(t).values.tolist() == [["1", "query"], ["qid", "query"]]
+
+
+@settings(deadline=None, max_examples=100)
+@given(rows=st.lists(st.tuples(st.integers(1, 99).map(str), _WORDS, st.lists(_WORDS, max_size=2)),
+                     min_size=1, max_size=5, unique_by=lambda r: r[0]), header=st.booleans())
+def test_tsv_topics_read_two_columns_and_refuse_more(tmp_path_factory, rows, header):
+    lines = (["qid\tquery"] if header else []) + ["\t".join([q, w, *extra]) for q, w, extra in rows]
+    p = tmp_path_factory.mktemp("topics") / "t.tsv"
+    p.write_text("\n".join(lines) + "\n")
+    wide = [i for i, (_, _, extra) in enumerate(rows) if extra]
+    if wide:
+        line = wide[0] + 1 + header
+        with pytest.raises(ValueError, match=rf"t\.tsv:{line}: {2 + len(rows[wide[0]][2])} tab-separated"):
+            pr.read_topics(p)
+    else:
+        assert pr.read_topics(p).values.tolist() == [[q, w] for q, w, _ in rows]
+
+
+@pytest.mark.realdata
+def test_real_topic_files_read_as_before_and_as_pyterrier_reads_them():
+    """TREC-7 (open TREC fields) and TREC Web 2012 (XML) read as before the parser was rewritten (first and
+    last topic pinned); Vaswani's closed tags (``<num>1</num><title>...</title>``) as PyTerrier reads them."""
+    import pyterrier as pt
+    from conftest import data_path
+
+    trec7 = pr.read_topics(data_path("trec7-adhoc-terrier-runs") / "topics.adhoc.351-400.txt")
+    assert len(trec7) == 50 and trec7.iloc[0].tolist() == ["351", "Falkland petroleum exploration"]
+    assert trec7.iloc[-1].tolist() == ["400", "Amazon rain forest"]
+    web = pr.read_topics(data_path("trec-web-2012-risk") / "topics.web.151-200.xml.gz")
+    assert len(web) == 50 and web.iloc[0].tolist() == ["151", "403b"]
+    assert web.iloc[-1].tolist() == ["200", "ontario california airport"]
+    for path in [data_path("vaswani-npl") / "query-text.trec",
+                 data_path("trec7-adhoc-terrier-runs") / "topics.adhoc.351-400.txt"]:
+        ours, theirs = pr.read_topics(path), pt.io.read_topics(str(path))
+        assert ours["qid"].tolist() == theirs["qid"].tolist()
+        assert [q.lower().split() for q in ours["query"]] == [q.lower().split() for q in theirs["query"]]
+    vaswani = pr.read_topics(data_path("vaswani-npl") / "query-text.trec")
+    assert len(vaswani) == 93 and not vaswani["qid"].str.contains("<").any()
+    assert not vaswani["query"].str.contains("<").any()

@@ -198,3 +198,51 @@ def test_urisk_field_overflows_only_beyond_the_float_range():
     r = trisk(s, b, alpha=1.7e308)
     assert r.urisk == pytest.approx(float(mean), rel=1e-12) and r.trisk == pytest.approx(t, rel=1e-12)
     assert np.isinf(trisk([0.0, 0.0], [2.0, 2.0], alpha=1.7e308).x).all()  # true x_i = -3.4e308
+
+
+# -------------------------------- a standard deviation that is a rounding residue is 0 (issue 21, minor)
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+_DECIMALS = st.integers(0, 10_000).map(lambda k: Fraction(k, 10_000))  # scores as written: 0.1234
+
+
+@settings(deadline=None, max_examples=200)
+@given(base=st.lists(_DECIMALS, min_size=2, max_size=60), shift=st.integers(-5_000, 5_000),
+       alpha=st.sampled_from([0.0, 1.0, 5.0]), se=st.sampled_from(["parametric", "jackknife"]))
+def test_a_constant_decimal_difference_has_no_spread_in_t_r_and_t_j_alike(base, shift, alpha, se):
+    """Property: scores differing from the baseline by one decimal constant (exactly, as written) have a
+    standard deviation of 0; stored in binary they differ by ~1e-17, which must not make ``T_R`` 1e15 while
+    ``T_J`` is inf. Both are ±inf with TRisk (p = 0), or NaN where the constant is 0."""
+    k = Fraction(shift, 10_000)
+    b = [v + max(Fraction(0), -k) for v in base]  # every score >= 0
+    s = [v + k for v in b]
+    r = trisk([float(v) for v in s], [float(v) for v in b], alpha=alpha, se=se)
+    if shift == 0:
+        assert np.isnan(r.trisk) and np.isnan(r.p_value)
+        assert np.isnan(r.t_r).all() and np.isnan(r.t_j).all()
+        return
+    inf = np.copysign(np.inf, shift)
+    assert r.trisk == inf and r.p_value == 0.0 and r.se == 0.0
+    assert (r.t_r == inf).all() and (r.t_j == inf).all()
+
+
+@settings(deadline=None, max_examples=150)
+@given(pairs=st.lists(st.tuples(_DECIMALS, _DECIMALS), min_size=3, max_size=40))
+def test_a_real_spread_is_studentised_as_in_exact_arithmetic(pairs):
+    """Property: where the exact differences vary, T and T_R agree with exact rational arithmetic."""
+    s, b = [p[0] for p in pairs], [p[1] for p in pairs]
+    d = [x - y for x, y in pairs]
+    if len(set(d)) == 1:
+        return  # the case above
+    t, _, t_r = _exact_trisk(s, b, 0.0)
+    r = trisk([float(v) for v in s], [float(v) for v in b])
+    assert np.isfinite(r.trisk) and r.trisk == pytest.approx(t, rel=1e-9, abs=1e-12)
+    np.testing.assert_allclose(r.t_r, t_r, rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(r.t_j, t_r, rtol=1e-9, atol=1e-12)
+
+
+def test_the_issue_example_a_constant_difference_gives_infinite_t_r_and_t_j():
+    r = trisk([0.5, 0.6, 0.7, 0.8], [0.4, 0.5, 0.6, 0.7])  # 0.1 each; stored: 0.09999999999999998, 0.1, ...
+    assert r.trisk == np.inf and r.p_value == 0.0
+    assert np.isinf(r.t_r).all() and np.isinf(r.t_j).all() and r.se_parametric == r.se_jackknife == 0.0

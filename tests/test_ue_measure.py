@@ -253,14 +253,17 @@ def test_measure_module_constants_match_the_numeric_core_and_import_stays_light(
     assert out.split() == ["False"]
 
 
-def test_repeated_judgements_and_retrievals_count_once():
+def test_repeated_judgements_count_once_and_a_repeated_retrieval_is_refused():
     qrels, run = _frames()
     doubled_qrels = pd.concat([qrels, qrels.iloc[[0, 1]]]).sort_values(["query_id", "doc_id"], kind="stable")
-    doubled_run = pd.concat([run, run.iloc[[0]]])
     measures = [UE(AP@2, variant="V2"), UE(AP@2, variant="V2", pool="run")]
-    assert ir_measures.calc_aggregate(measures, doubled_qrels, doubled_run) == pytest.approx(
+    assert ir_measures.calc_aggregate(measures, doubled_qrels, run) == pytest.approx(
         ir_measures.calc_aggregate(measures, qrels, run)
     )
+    # the run policy of read_run (issue 21): a (qid, docno) pair listed twice is an error, not merged
+    doubled_run = pd.concat([run, run.iloc[[0]]])
+    with pytest.raises(ValueError, match=r"the run evaluated by UE\(.*\): document '.*' is listed twice"):
+        ir_measures.calc_aggregate(measures, qrels, doubled_run)
 
 
 @given(

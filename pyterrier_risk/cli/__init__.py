@@ -7,5 +7,9 @@ from .._lazy import lazy_exports
 _EXPORTS = {
     "main": "_main",
 }
+# for the package's __init__: Ctrl-C while the command imports the package
+_INTERNAL = {
+    "report_interrupt": "_common",
+}
 __all__ = list(_EXPORTS)
-__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
+__getattr__, __dir__ = lazy_exports(__name__, {**_EXPORTS, **_INTERNAL})

@@ -28,8 +28,9 @@ from pathlib import Path
 from ..core import DEFAULT_NULL, NULLS
 from ._common import CLIError
 
-__all__ = ["MAX_DECIMALS", "EvalOptions", "add_eval_arguments", "arrange_eval_argv", "check_alphas",
-           "check_decimals", "expand_runs", "integer", "number"]
+__all__ = ["MAX_DECIMALS", "TOPIC_POLICIES", "EvalOptions", "add_eval_arguments", "add_sd_argument",
+           "arrange_eval_argv", "check_alphas", "check_decimals", "expand_runs", "integer", "number",
+           "resolve_topic_options"]
 
 #: the most decimals ``--round`` accepts
 MAX_DECIMALS = 20
@@ -41,6 +42,8 @@ _INTEGER = re.compile(r"[-+]?\d+")
 #: a measure expression such as TRisk(AP,baseline='runs/bm25.run'): a name, parentheses, maybe a cutoff
 _MEASURE_CALL = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\(.*\)(?:@\d+(?:\.\d+)?)?", re.DOTALL)
 _AGGREGATES = ("mean", "median", "max")
+#: the topic policies of ``--topic-policy`` (``--topics`` before version 0.3)
+TOPIC_POLICIES = ("qrels", "intersection")
 
 
 class _Options:
@@ -73,9 +76,12 @@ def _io_arguments(opt: _Options) -> None:
             help="per-topic evaluation files (trec_eval -q output or gdeval.pl CSV) instead of runs")
     opt.add("--qrels", help="qrels file or ir_datasets id (irds:...); required with runs; with --evalfile "
                             "it gives the topic set (default: the topics in the files)")
-    opt.add("--topics", choices=["qrels", "intersection"], default="qrels",
+    opt.add("--topic-policy", choices=list(TOPIC_POLICIES), default=None,
             help="qrels: every qrels topic, a run without results for one scores 0 there (trec_eval -c, "
                  "the default); intersection: only the topics every run has (gdeval.pl without -c)")
+    opt.add("--topics", metavar="FILE",
+            help="topics file with the query texts, as PyTerrier's topics (TREC SGML, TREC Web track XML or "
+                 "qid<TAB>query; compressed or not): 'topics' adds a query column")
     opt.add("--drop-extra-topics", action="store_true",
             help="ignore results for topics absent from the qrels (default: an error)")
 
@@ -120,9 +126,45 @@ def _test_arguments(opt: _Options) -> None:
     opt.add("--perquery", action="store_true",
             help="per-topic values (name, qid, measure, value) instead of the averages, with the "
                  "per-topic p-values of T_R and T_J")
-    opt.add("--topic-sd", choices=["sample", "population"], default="sample",
-            help="s_x of --perquery's per-topic p-values: sample (divides by c - 1, the default) or "
-                 "population (divides by c, as rmit-ir/trisk)")
+    add_sd_argument(opt)
+
+
+def add_sd_argument(opt: _Options) -> None:
+    """``--sd``: the standard deviation of TRisk, T_R and T_J alike (``--topic-sd``: its old name)."""
+    opt.add("--sd", "--topic-sd", dest="sd", choices=["sample", "population"], default="sample",
+            help="s_x of TRisk, the per-topic T_R and T_J and their p-values alike: sample (divides by "
+                 "c - 1, the default: the t-test of Dinçer et al. 2014) or population (divides by c, as "
+                 "rmit-ir/trisk: every t value times sqrt(c/(c-1)))")
+
+
+def resolve_topic_options(args: argparse.Namespace, command: str) -> str | None:
+    """Sort out ``--topics``, ``--topic-policy`` and ``--queries``; an error message, or None.
+
+    ``--topics`` is the query-text file, as PyTerrier's ``topics`` (``topics`` command). Before it was the
+    topic policy, now ``--topic-policy``: ``--topics qrels``/``--topics intersection`` still sets the
+    policy (when no file has that name), with a note. ``--queries FILE`` is kept as ``--topics FILE``,
+    with a note. Sets ``args.topic_policy`` (default ``'qrels'``) and ``args.queries`` (a path or None).
+    """
+    from ._common import note
+
+    given = getattr(args, "topics", None)
+    queries = getattr(args, "queries", None)
+    if queries is not None:
+        note("--queries FILE is now --topics FILE (the query texts, as PyTerrier's topics)")
+        if given is not None and given not in TOPIC_POLICIES:
+            return "give the query texts once: --topics FILE (--queries is its old name)"
+    if given in TOPIC_POLICIES and not os.path.exists(given):
+        if args.topic_policy not in (None, given):
+            return (f"--topics {given} and --topic-policy {args.topic_policy} disagree; "
+                    "give --topic-policy only")
+        note(f"--topics {given} is now --topic-policy {given} (--topics FILE gives the query texts)")
+        args.topic_policy, given = given, None
+    if given is not None and command != "topics":
+        return (f"--topics {given}: {command} uses no query texts; the topic policy is --topic-policy "
+                "qrels|intersection (the query texts go to 'pyterrier-risk topics --topics FILE')")
+    args.queries = Path(given) if given is not None else queries
+    args.topic_policy = args.topic_policy or "qrels"
+    return None
 
 
 def _output_arguments(opt: _Options) -> None:

@@ -65,12 +65,14 @@ def _correction(method: str | None) -> str | None:
 
 def _settings(args: Any) -> Settings:
     """Every option that can be checked before anything is read."""
+    from ..core import MAX_RESAMPLES
     from ..experiment import RiskTest
 
     alphas = check_alphas(args.alpha)
     check_decimals(args.round)
-    if args.resamples < 1 or args.seed < 0:
-        raise CLIError(f"--resamples must be >= 1 and --seed >= 0, got {args.resamples} and {args.seed}")
+    if not 1 <= args.resamples <= MAX_RESAMPLES or args.seed < 0:
+        raise CLIError(f"--resamples must be in [1, {MAX_RESAMPLES:_}] and --seed >= 0, "
+                       f"got {args.resamples} and {args.seed}")
     if not 0 < args.level < 1:
         raise CLIError(f"--level must be in (0, 1), got {args.level:g}")
     styled = any(getattr(args, f) not in (False, "wide", "auto") for f in _STYLE_FLAGS)
@@ -81,10 +83,8 @@ def _settings(args: Any) -> Settings:
         raise CLIError("--perquery and --all-pairs each replace the table of averages: give one of them")
     check_output_paths(args.output, args.plots)
     correction = _correction(args.correction)
-    if args.topic_sd != "sample" and not args.perquery:
-        raise CLIError("--topic-sd sets the per-topic p-values of --perquery; give --perquery too")
     risk_test = RiskTest(args.test, args.resamples, args.seed, args.null, topic_p_values=bool(args.perquery),
-                         topic_correction=correction, topic_sd=args.topic_sd)
+                         topic_correction=correction, topic_sd=args.sd)
     return Settings(alphas, correction, risk_test)
 
 
@@ -202,13 +202,20 @@ def _base_test(args: Any) -> tuple[Any, str]:
 
 def _results(inputs: Inputs, bases: list[Any], risk: list[Any], args: Any, settings: Settings) -> Any:
     """The table of averages (or ``--perquery``'s per-topic table) through Experiment's renderer."""
+    import numpy as np
+
     from ..experiment import TableOptions, render, tables_from_matrices
 
     try:
-        tables = tables_from_matrices(inputs.matrices, [repr(b) for b in bases], risk, None,
-                                      settings.risk_test, inputs.qrels_irm)
+        # a value beyond float64 (ZRisk near α = 1e308) is refused by name in _check_finite, not
+        # announced by numpy's warning with a source line
+        with np.errstate(over="ignore"):
+            tables = tables_from_matrices(inputs.matrices, [repr(b) for b in bases], risk, None,
+                                          settings.risk_test, inputs.qrels_irm)
     except ValueError as e:
         raise CLIError(str(e)) from e
+    if args.perquery:
+        _check_per_topic(tables.risk, bases)
     tested = args.significance and inputs.baseline is not None and bool(bases)
     test, _ = _base_test(args)
     options = TableOptions(baseline=inputs.names.index(inputs.baseline) if tested else None, test=test,
@@ -218,7 +225,25 @@ def _results(inputs: Inputs, bases: list[Any], risk: list[Any], args: Any, setti
         return table
     # the win/loss counts and reject flags of pt.Experiment's layout add width, not information here
     dropped = [c for c in table.columns if str(c).endswith((" +", " -", " reject"))]
-    return table.drop(columns=dropped).rename(columns={"name": "run"})
+    return table.drop(columns=dropped)
+
+
+def _check_per_topic(results: Sequence[Any], bases: Sequence[Any]) -> None:
+    """``--perquery`` prints per topic what has a per-topic value: say what it leaves out, and why.
+
+    BreakEven (Gain/Risk, a ratio of sums over all topics) has none: a note names it and lists what
+    is printed, or, when nothing is left to print, an error says so.
+    """
+    without = [repr(r.measure) for r in results if not r.per_topic]
+    if not without:
+        return
+    shown = [*map(repr, bases), *(repr(r.measure) for r in results if r.per_topic)]
+    why = (f"{', '.join(without)} {'has' if len(without) == 1 else 'have'} no per-topic value (Gain / Risk "
+           "is a ratio of sums over all topics)")
+    if not shown:
+        raise CLIError(f"{why}: --perquery has nothing to print; add a per-topic measure (--measure AP) or "
+                       "leave out --perquery")
+    note(f"{why}: left out of --perquery, which prints per topic {', '.join(shown)}")
 
 
 def _pair_settings(bases: Sequence[Any], given_risk: Sequence[Any], alphas: Sequence[float]
@@ -313,9 +338,9 @@ def _auto_layout(table: Any, args: Any, options: dict[str, Any]) -> tuple[str, b
     return chosen
 
 
-def _write(table: Any, args: Any, settings: Settings) -> str:
-    """The table as text (and in ``--output``), with the paper options passed on to ``write_table``."""
-    from ..reporting import write_table
+def _render(table: Any, args: Any, settings: Settings) -> str:
+    """The table as text, with the paper options passed on to ``write_table``."""
+    from ..reporting import table_format, write_table
 
     _, base_test = _base_test(args)
     test = f"{base_test}; risk measures: {settings.risk_test.describe()}"
@@ -324,12 +349,27 @@ def _write(table: Any, args: Any, settings: Settings) -> str:
                "correction": _CORRECTION_NAMES.get(settings.correction or "", settings.correction)}
     try:
         layout, short = _auto_layout(table, args, options)
-        return write_table(table, args.output, format=args.format, layout=layout, short_labels=short,
-                           **options)
-    except OSError as e:  # write_table names the path in strerror
-        raise CLIError(e.strerror or str(e)) from e
+        return write_table(table, None, format=table_format(args.output, args.format), layout=layout,
+                           short_labels=short, **options)
     except ValueError as e:
         raise CLIError(str(e)) from e
+
+
+def save_output(text: str, output: Path | None) -> None:
+    """``text`` on stdout, or as the ``--output`` file, replaced whole (``data.atomic_write``).
+
+    An error, a full disk or Ctrl-C while writing leaves the previous file and no temporary file.
+    """
+    from ..data import atomic_write
+
+    if output is None:
+        sys.stdout.write(text)
+        return
+    try:
+        with atomic_write(output) as f:
+            f.write(text)
+    except OSError as e:
+        raise CLIError(f"cannot write table to {output}: {e.strerror or e}") from e
 
 
 def _baseline_first(inputs: Inputs) -> Inputs:
@@ -365,14 +405,13 @@ def run_eval(args: Any) -> int:
     else:
         table = _results(inputs, bases, risk, args, settings)
         _check_finite(table, risk, bool(args.perquery))
-    text = _write(table, args, settings)
-    if args.output is None:
-        sys.stdout.write(text)
+    text = _render(table, args, settings)
     if args.plots is not None:
         measures = _unique([*bases, *(m.base for m in given_risk)])
         written = [path for m in measures for path in _eval_plots(inputs, m, settings.alphas, args.plots)]
         print(f"{PROG}: wrote {len(written)} plots for {len(measures)} measure(s) to {args.plots}",
               file=sys.stderr)
+    save_output(text, args.output)  # last: an interrupt before it leaves no --output file
     return 0
 
 

@@ -196,10 +196,11 @@ def from_runs(args: Any, bases: Sequence[Any], measures: Sequence[Any], aggregat
     with notes_from_warnings():
         try:
             have = {origin[n]: set(r["qid"]) for n, r in runs.items()}
-            topics = topic_set(qrels_topics(qrels["qid"]), have, args.topics)
+            topics = topic_set(qrels_topics(qrels["qid"]), have, args.topic_policy)
         except ValueError as e:
             raise CLIError(str(e)) from e
-    matrices = _evaluated(runs, qrels, bases, topics)
+    with notes_from_warnings():  # the gains nDCG_gdeval used
+        matrices = _evaluated(runs, qrels, bases, topics)
     qrels_irm = qrels.rename(columns={"qid": "query_id", "docno": "doc_id", "label": "relevance"})
     return Inputs(list(runs), matrices, baseline, qrels_irm)
 
@@ -268,8 +269,8 @@ def from_evalfiles(args: Any, bases: Sequence[Any], aggregates: set[str]) -> Inp
     with notes_from_warnings():
         for base in bases:
             try:
-                matrices[repr(base)] = eval_matrix(frame, repr(base), topics=topics, mode=args.topics,
+                matrices[repr(base)] = eval_matrix(frame, repr(base), topics=topics, mode=args.topic_policy,
                                                    on_extra=on_extra)
             except ValueError as e:
                 raise CLIError(_evalfile_error(str(e))) from e
-    return Inputs(names, _aligned(matrices, names, args.topics), args.baseline, None)
+    return Inputs(names, _aligned(matrices, names, args.topic_policy), args.baseline, None)

@@ -72,8 +72,13 @@ _INTERNAL = {
     "without_non_relevant": "_ue",
     "summand_sd": "_urisk",
     "topic_t_r": "_urisk",
+    "MAX_BINS": "_validate",
+    "MAX_RESAMPLES": "_validate",
     "check_alpha": "_validate",
     "check_int": "_validate",
+    "check_run_frame": "_validate",
+    "nan_score_message": "_validate",
+    "repeated_pair_message": "_validate",
     "georisk_from_zrisk": "_zrisk",
     "row_z_scores": "_zrisk",
 }

@@ -25,7 +25,7 @@ import pandas as pd
 
 from ._significance import topic_p_values
 from ._trisk import trisk
-from ._urisk import loss_gt20, risk_reward
+from ._urisk import loss_gt20, risk_reward, rounding_bound
 from ._validate import as_score_pair
 
 __all__ = ["HURT_COLUMNS", "break_even_alpha", "gain_risk_ratio", "topic_hurt"]
@@ -49,6 +49,9 @@ def break_even_alpha(scores: Any, baseline: Any) -> float:
     * no loss (Risk = 0) and at least one win: ``inf`` (URisk = Reward > 0 at every α);
     * no loss and no win (every topic a tie): ``nan`` (URisk = 0 at every α: no break-even point);
     * Gain = 0 with a loss: ``0.0`` (URisk is 0 at α = 0 and negative above);
+    * a Gain within rounding of 0 (:func:`~pyterrier_risk.core._urisk.rounding_bound`,
+      :math:`c \cdot \varepsilon \cdot \max(s_i, b_i)`) is 0: scores 0.3 and 0.1 against 0.2 and 0.2
+      have Gain 0, though their floating-point differences sum to −2.8e-17;
     * Gain < 0: a *negative* number, Gain / Risk, not clipped: URisk is negative at every α >= 0, and
       the number says how far (the root of the line ``Gain − α·Risk`` lies below α = 0).
 
@@ -66,8 +69,12 @@ def break_even_alpha(scores: Any, baseline: Any) -> float:
         >>> round(break_even_alpha([0.75, 0.375, 0.5], [0.25, 0.5, 0.25]), 12)
         5.0
     """
-    rr = risk_reward(scores, baseline)
-    return gain_risk_ratio(rr.gain, rr.risk)
+    s, b, _ = as_score_pair(scores, baseline)
+    rr = risk_reward(s, b)
+    # a Gain within rounding of 0 is 0 (0.3 − 0.2 + 0.1 − 0.2 = −2.8e-17); a Risk is a sum of losses, each
+    # exact in the floats given (a tiny loss is a loss), so it is kept
+    gain = 0.0 if abs(rr.gain) <= rounding_bound(s, b) else rr.gain
+    return gain_risk_ratio(gain, rr.risk)
 
 
 def gain_risk_ratio(gain: float, risk: float) -> float:
@@ -86,6 +93,8 @@ def topic_hurt(
     baseline: Any,
     alpha: float = 0.0,
     se: Literal["parametric", "jackknife"] = "parametric",
+    *,
+    sd: Literal["sample", "population"] = "sample",
 ) -> pd.DataFrame:
     r"""Per topic, how a system did against its baseline, the most-hurt topic first.
 
@@ -110,6 +119,8 @@ def topic_hurt(
         baseline: per-topic effectiveness of the baseline, aligned like in :func:`urisk`.
         alpha: risk-sensitivity of :math:`T_{R_i}` / :math:`T_{J_i}` (``alpha >= 0``).
         se: TRisk's standard error, ``'parametric'`` or ``'jackknife'`` (:func:`trisk`).
+        sd: the standard deviation of :math:`T_{R_i}`/:math:`T_{J_i}`: ``'sample'`` (divisor c − 1) or
+            ``'population'`` (c, as rmit-ir/trisk) (:func:`trisk`).
 
     Returns:
         A DataFrame indexed by topic (``qid``; positions 0..c−1 for plain arrays).
@@ -126,7 +137,7 @@ def topic_hurt(
     s, b, index = as_score_pair(scores, baseline)
     if len(s) >= 2 and np.array_equal(s, b):
         raise ValueError("the system ties the baseline on every topic: no topic is hurt or helped")
-    result = trisk(s, b, alpha, se=se)  # refuses fewer than two topics
+    result = trisk(s, b, alpha, se=se, sd=sd)  # refuses fewer than two topics
     d = s - b
     relative = np.divide(d, b, out=np.full_like(d, np.nan), where=b > 0)
     frame = pd.DataFrame(

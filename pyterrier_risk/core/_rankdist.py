@@ -37,7 +37,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ._validate import check_int
+from ._validate import MAX_BINS, check_int, nan_score_message, repeated_pair_message
 
 __all__ = ["rank_distance", "rank_distance_bins", "discordant_pairs", "KENDALL_BINS"]
 
@@ -174,7 +174,9 @@ def _ranking_columns(run: Any, name: str) -> tuple[pd.Series, pd.Series, np.ndar
     except (TypeError, ValueError) as e:
         raise TypeError(f"{name}'s score column must be numeric: {e}") from None
     if np.isnan(score).any():
-        raise ValueError(f"{name} has NaN scores ({int(np.isnan(score).sum())} rows)")
+        i = int(np.flatnonzero(np.isnan(score))[0])
+        raise ValueError(nan_score_message(name, ids[0].iloc[i], ids[1].iloc[i])
+                         + f" (row {i}; {int(np.isnan(score).sum())} NaN in all)")
     return ids[0], ids[1], score
 
 
@@ -190,12 +192,10 @@ def _check_unique(keys: np.ndarray, qids: pd.Series, docnos: pd.Series, name: st
     """Refuse a (topic, document) pair listed twice, naming the first one."""
     order = np.argsort(keys, kind="stable")
     repeat = np.flatnonzero(keys[order][1:] == keys[order][:-1])
-    if len(repeat):
-        i = order[repeat[0] + 1]
-        raise ValueError(
-            f"{name} lists document {docnos.iloc[i]!r} of topic {qids.iloc[i]!r} twice "
-            f"({len(repeat)} repeats)"
-        )
+    if len(repeat):  # the run policy's message (core/_validate.py), as for files and other frames
+        first, i = order[repeat[0]], order[repeat[0] + 1]
+        raise ValueError(repeated_pair_message(name, qids.iloc[i], docnos.iloc[i], f"row {first}")
+                         + f"; row {i} repeats it")
 
 
 def rank_distance(run: Any, baseline_run: Any) -> pd.Series:
@@ -272,17 +272,22 @@ def rank_distance_bins(
     Args:
         runs: result frames by label, e.g. ``{alpha: run}`` of models learned with several α.
         baseline_run: the baseline's result frame.
-        bins: the number of bins (the paper: 10).
+        bins: the number of bins (the paper: 10; at most :data:`~pyterrier_risk.core.MAX_BINS`, 10,000).
         normalize: fractions of the topics with a distance (each row sums to 1) rather than counts.
 
     Returns:
-        A DataFrame: one row per run (in ``runs`` order, index named ``run``), one column per bin
+        A DataFrame: one row per run (in ``runs`` order, index named ``name`` as the system column of
+        ``pt.Experiment``; ``run`` up to version 0.2), one column per bin
         (labelled ``"0.0-0.1"`` and so on), then ``undefined`` (a count) and ``mean`` (the mean distance).
 
     Raises:
-        ValueError: no runs, or :func:`rank_distance`'s errors (named with the run's label).
+        TypeError: ``runs`` is not a mapping.
+        ValueError: no runs, ``bins`` outside [1, 10,000], or :func:`rank_distance`'s errors (named with
+            the run's label).
     """
-    bins = check_int(bins, "bins")
+    bins = check_int(bins, "bins", maximum=MAX_BINS)
+    if not isinstance(runs, Mapping):
+        raise TypeError(f"runs must be a mapping {{label: run frame}}, got {type(runs).__name__}")
     if not len(runs):
         raise ValueError("rank_distance_bins needs at least one run")
     labels = bin_labels(bins)
@@ -298,7 +303,7 @@ def rank_distance_bins(
             counts /= counts.sum()
         rows[label] = [*counts, float(len(d) - len(ok)), float(ok.mean())]
     frame = pd.DataFrame.from_dict(rows, orient="index", columns=[*labels, "undefined", "mean"])
-    frame.index.name = "run"
+    frame.index.name = "name"
     return frame.astype({"undefined": int})
 
 

@@ -30,6 +30,7 @@ runs (:func:`baseline_scores`). The questions the paper asks of these tables:
 
 from __future__ import annotations
 
+import itertools
 import warnings
 from dataclasses import dataclass, field
 from typing import Any
@@ -39,12 +40,15 @@ import pandas as pd
 from scipy import stats
 
 from ._baselines import BASELINE_KINDS, baseline_scores
+from ._trisk import SD_CONVENTIONS
 from ._urisk import SD_DDOF, risk_weighted_differences
-from ._validate import as_matrix, check_alpha, check_int
+from ._validate import MAX_RESAMPLES, as_matrix, check_alpha, check_int
 
 __all__ = ["BaselineSensitivity", "baseline_sensitivity", "friedman_test", "systems_pca", "FriedmanResult"]
 
 VIRTUAL_BASELINES = tuple(k.upper() for k in BASELINE_KINDS)
+#: up to this many systems the bias table's Spearman p-values are exact (all n! orders)
+EXACT_SPEARMAN_MAX = 9
 
 
 @dataclass(frozen=True)
@@ -169,9 +173,14 @@ class BaselineSensitivity:
         bias: per run baseline, over the other systems, Spearman's ρ (and p) between the correlation
             with it and the promotion (rank by mean score − rank by URisk; positive = moved up),
             and between the correlation and URisk itself. A system constant over the topics (no
-            correlation) is left out; NaN when fewer than three systems remain.
+            correlation) is left out; NaN when fewer than three systems remain. The p-values are
+            exact (all ``n!`` orders of ``n`` systems) up to :data:`EXACT_SPEARMAN_MAX` systems, where
+            the asymptotic t approximation is far off (3 systems with ρ = 1 have p = 1/3, not 0), and
+            the t approximation above.
         bias_test: the mean of ``bias``'s promotion ρ over the run baselines, and a permutation
             p-value (two-sided; the correlations permuted among the systems within each baseline).
+            It does not depend on the order of the systems: the baselines and, within each, the
+            systems are taken in the order of their names before the permutations are drawn.
         pca: the systems' coordinates on the principal axes, then the virtual baselines projected.
         explained: each axis's fraction of the variance (of the real systems).
     """
@@ -188,6 +197,7 @@ class BaselineSensitivity:
     bias_test: dict[str, Any] = field(repr=False)
     pca: pd.DataFrame = field(repr=False)
     explained: pd.Series = field(repr=False)
+    sd: str = "sample"
 
     def tau_range(self, runs_only: bool = True) -> tuple[float, float]:
         """The smallest and largest τ between two different baselines (run baselines only by default)."""
@@ -258,6 +268,7 @@ def baseline_sensitivity(
     permutations: int = 1999,
     seed: int = 0,
     components: int = 2,
+    sd: str = "sample",
 ) -> BaselineSensitivity:
     r"""URisk, TRisk and rankings of every system against every baseline choice (Dinçer et al., ECIR 2014).
 
@@ -277,6 +288,8 @@ def baseline_sensitivity(
         permutations: permutations of the bias test (0 to skip it).
         seed: seed of the permutations.
         components: principal axes kept.
+        sd: TRisk's standard deviation: ``'sample'`` (divisor c − 1, the default) or
+            ``'population'`` (c, as rmit-ir/trisk); :func:`trisk`'s ``sd``.
 
     Raises:
         ValueError: fewer than 3 systems or 2 topics, NaN/negative scores, duplicate system names,
@@ -284,7 +297,9 @@ def baseline_sensitivity(
             MEAN/MEDIAN/MAX, or a URisk beyond float64's range (an α near 1e308).
     """
     alpha = check_alpha(alpha)
-    permutations = check_int(permutations, "permutations", minimum=0)
+    permutations = check_int(permutations, "permutations", minimum=0, maximum=MAX_RESAMPLES)
+    if sd not in SD_CONVENTIONS:
+        raise ValueError(f"sd must be one of {SD_CONVENTIONS}, got {sd!r}")
     values, systems, topics = as_matrix(matrix, "matrix", min_systems=3, min_topics=2)
     names = [str(s) for s in systems] if systems is not None else [f"run{i}" for i in range(len(values))]
     if len(set(names)) != len(names):
@@ -308,7 +323,7 @@ def baseline_sensitivity(
     mean = pd.Series(values.mean(axis=1), index=names, name="mean")
     with np.errstate(over="ignore", invalid="ignore"), warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)  # an α near 1e308 overflows: refused just below
-        urisk_t, trisk_t = _risk_tables(values, names, base, alpha)
+        urisk_t, trisk_t = _risk_tables(values, names, base, alpha, ddof=SD_DDOF if sd == "sample" else 0)
     if not np.isfinite(urisk_t.to_numpy()).all():
         raise ValueError(f"URisk overflows float64 at alpha = {alpha:g} (a magnitude beyond 1.8e308); "
                          "use a smaller alpha")
@@ -333,16 +348,17 @@ def baseline_sensitivity(
         bias_test,
         pca,
         explained,
+        sd,
     )
 
 
 def _risk_tables(
-    values: np.ndarray, names: list[str], base: dict[str, np.ndarray], alpha: float
+    values: np.ndarray, names: list[str], base: dict[str, np.ndarray], alpha: float, ddof: int = SD_DDOF
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
     r"""URisk and TRisk of every system against every baseline, vectorised over the systems.
 
     URisk is the mean of :func:`risk_weighted_differences`; TRisk that mean over its standard error
-    :math:`s_x/\sqrt c` (divisor ``c - SD_DDOF``), ``±inf`` or NaN where :math:`s_x = 0`, as in
+    :math:`s_x/\sqrt c` (divisor ``c - ddof``), ``±inf`` or NaN where :math:`s_x = 0`, as in
     :func:`trisk` (the tests compare the two). Unlike :func:`trisk` it is not rescaled against
     overflow: it holds for α up to about 1e300, not for any finite α.
     """
@@ -351,7 +367,7 @@ def _risk_tables(
     for b, vector in base.items():
         x = risk_weighted_differences(values, vector[None, :], alpha)
         mean = x.mean(axis=1)
-        se = x.std(axis=1, ddof=SD_DDOF) / np.sqrt(c)
+        se = x.std(axis=1, ddof=ddof) / np.sqrt(c)
         flat = np.where(mean == 0, np.nan, np.copysign(np.inf, mean))
         urisk_cols[b] = mean
         trisk_cols[b] = np.where(se > 0, mean / np.where(se > 0, se, 1.0), flat)
@@ -408,10 +424,14 @@ def _bias(
     permutations: int,
     seed: int,
 ) -> tuple[pd.DataFrame, dict[str, Any]]:
-    """Per run baseline: Spearman's ρ of correlation vs promotion and vs URisk; the pooled test."""
+    """Per run baseline: Spearman's ρ of correlation vs promotion and vs URisk; the pooled test.
+
+    The baselines and the systems within each are visited in the order of their names, so that the
+    permutation test's draws, hence its p-value, do not depend on the order of the matrix's rows.
+    """
     rows, pairs = {}, []
-    for b in runs:
-        others = [s for s in urisk_t.index if s != b]
+    for b in sorted(runs):
+        others = sorted(s for s in urisk_t.index if s != b)
         corr = correlation.loc[others, b].to_numpy()
         by_mean = mean[others].rank(ascending=False, method="average").to_numpy()
         by_urisk = urisk_t.loc[others, b].rank(ascending=False, method="average").to_numpy()
@@ -425,17 +445,36 @@ def _bias(
         if np.ptp(promotion) > 0 and np.ptp(corr) > 0:
             pairs.append((stats.rankdata(corr), stats.rankdata(promotion)))
     bias = pd.DataFrame.from_dict(
-        rows, orient="index", columns=["rho_promotion", "p_promotion", "rho_urisk", "p_urisk"], dtype=float
+        {b: rows[b] for b in runs}, orient="index",
+        columns=["rho_promotion", "p_promotion", "rho_urisk", "p_urisk"], dtype=float,
     )
     return bias, _pooled_test(pairs, permutations, seed) if pairs and permutations else {}
 
 
 def _spearman(a: np.ndarray, b: np.ndarray) -> tuple[float, float]:
-    """Spearman's ρ and its p-value; NaN when one side is constant (no order to correlate)."""
+    """Spearman's ρ and its two-sided p-value; NaN when one side is constant (no order to correlate).
+
+    Up to :data:`EXACT_SPEARMAN_MAX` values the p-value is exact: the share of the ``n!`` orders of
+    ``a``'s ranks whose |ρ| reaches the observed one (ties kept, so the null is conditional on them).
+    Above, scipy's t approximation.
+    """
     if np.ptp(a) == 0 or np.ptp(b) == 0:
         return np.nan, np.nan
-    res = stats.spearmanr(a, b)
-    return float(res.statistic), float(res.pvalue)
+    if len(a) > EXACT_SPEARMAN_MAX:
+        res = stats.spearmanr(a, b)
+        return float(res.statistic), float(res.pvalue)
+    ra, rb = stats.rankdata(a), stats.rankdata(b)
+    rho = float(_pearson(rb, ra[None, :])[0])
+    null = _pearson(rb, ra[_orders(len(a))])
+    return rho, float(np.mean(np.abs(null) >= abs(rho) - 1e-12))
+
+
+def _orders(n: int) -> np.ndarray:
+    """Every permutation of ``range(n)``, one per row (``n!`` rows)."""
+    return np.array(list(itertools.permutations(range(n))), dtype=np.intp)
+
+
+_PERMUTATION_CHUNK = 4096
 
 
 def _pooled_test(pairs: list[tuple[np.ndarray, np.ndarray]], permutations: int, seed: int) -> dict[str, Any]:
@@ -443,9 +482,11 @@ def _pooled_test(pairs: list[tuple[np.ndarray, np.ndarray]], permutations: int, 
     rng = np.random.default_rng(seed)
     observed = np.mean([_pearson(a, b[None, :])[0] for a, b in pairs])
     null = np.zeros(permutations)
-    for a, b in pairs:
-        shuffled = rng.permuted(np.tile(a, (permutations, 1)), axis=1)
-        null += _pearson(b, shuffled)
+    for a, b in pairs:  # in chunks of rows, so that memory does not grow with the count (same draws)
+        for start in range(0, permutations, _PERMUTATION_CHUNK):
+            rows = min(_PERMUTATION_CHUNK, permutations - start)
+            shuffled = rng.permuted(np.tile(a, (rows, 1)), axis=1)
+            null[start:start + rows] += _pearson(b, shuffled)
     null /= len(pairs)
     extreme = int(np.count_nonzero(np.abs(null) >= abs(observed) - 1e-12))
     return {

@@ -67,7 +67,7 @@ from scipy import stats
 
 from ._trisk import TRiskResult, trisk
 from ._urisk import risk_weighted_differences
-from ._validate import as_matrix, as_score_pair, check_alpha, check_int
+from ._validate import MAX_RESAMPLES, as_matrix, as_score_pair, check_alpha, check_int
 
 __all__ = [
     "CORRECTION_METHODS",
@@ -258,7 +258,7 @@ def _check_choice(value: str, name: str, choices: tuple[str, ...]) -> str:
 
 
 def _check_resamples(n_resamples: int) -> int:
-    return check_int(n_resamples, "n_resamples")
+    return check_int(n_resamples, "n_resamples", maximum=MAX_RESAMPLES)
 
 
 def _flip_chunks(c: int, n_resamples: int, seed: Any, cells_per_row: int) -> tuple[Iterator[np.ndarray], int,
@@ -389,7 +389,7 @@ def randomization_test(
 
     Raises:
         ValueError: bad scores (as :func:`urisk`), ``alpha < 0``, an unknown ``statistic`` or
-            ``alternative``, ``n_resamples < 1``, or one topic with ``statistic='trisk'``.
+            ``alternative``, ``n_resamples`` outside [1, 10^8], or one topic with ``statistic='trisk'``.
 
     Example:
         >>> r = randomization_test([0.5, 0.6, 0.7, 0.4], [0.3, 0.4, 0.5, 0.5])
@@ -422,7 +422,7 @@ def topic_p_values(
     df: int | None = None,
     *,
     which: Literal["t_r", "t_j"] = "t_r",
-    sd: Literal["sample", "population"] = "sample",
+    sd: Literal["sample", "population"] | None = None,
     alternative: Literal["two-sided", "greater", "less"] = "two-sided",
     distribution: Literal["t", "normal"] = "t",
 ) -> np.ndarray | pd.Series:
@@ -431,10 +431,11 @@ def topic_p_values(
     rmit-ir/trisk (Benham & Culpepper, ADCS 2017) prints, for each topic,
     :math:`T_{R_i} = x_i / s_x` (Dinçer et al. 2014, eq. 21) and the two-sided p-value
     :math:`2\,P(T_{c-1} > |T_{R_i}|)` of Student's t with ``c - 1`` degrees of freedom, where its
-    :math:`s_x` divides by ``c`` (population standard deviation). This package's ``t_r`` divides by
-    ``c - 1``; ``sd='population'`` rescales it by :math:`\sqrt{c/(c-1)}` to reproduce
-    rmit-ir/trisk. These p-values are exploratory (they flag topics with large risk-weighted
-    differences); a single :math:`x_i/s_x` is not t-distributed, and over ``c`` topics they are a
+    :math:`s_x` divides by ``c`` (population standard deviation). A result of
+    ``trisk(..., sd='population')`` reproduces it; ``sd=`` here rescales a result computed with the
+    other convention (by :math:`\sqrt{c/(c-1)}` from ``'sample'`` to ``'population'``). These p-values
+    are exploratory (they flag topics with large risk-weighted differences); a single :math:`x_i/s_x`
+    is not t-distributed, and over ``c`` topics they are a
     family to correct (:func:`adjust_p_values`).
 
     Args:
@@ -442,8 +443,8 @@ def topic_p_values(
             Series) with their ``df``.
         df: degrees of freedom; taken from the result when one is given (``c - 1``).
         which: ``'t_r'`` or ``'t_j'`` of a result (equal for URisk, see :mod:`._trisk`).
-        sd: ``'sample'`` (this package's ``t_r``) or ``'population'`` (rmit-ir/trisk's); only with a
-            result.
+        sd: ``'sample'`` (divisor ``c - 1``) or ``'population'`` (``c``, rmit-ir/trisk's); None: the
+            result's own (``TRiskResult.sd``); only with a result.
         alternative: ``'two-sided'``, ``'greater'`` (a win) or ``'less'`` (a loss).
         distribution: ``'t'`` (Student's t with ``df``, as rmit-ir/trisk) or ``'normal'``.
 
@@ -461,14 +462,15 @@ def topic_p_values(
         array([0.434, 0.683, 1.   , 0.169])
     """
     _check_choice(which, "which", ("t_r", "t_j"))
-    _check_choice(sd, "sd", ("sample", "population"))
+    if sd is not None:
+        _check_choice(sd, "sd", ("sample", "population"))
     _check_choice(alternative, "alternative", _ALTERNATIVES)
     _check_choice(distribution, "distribution", ("t", "normal"))
     if isinstance(result_or_t, TRiskResult):
         t, df = getattr(result_or_t, which), result_or_t.df
-        if sd == "population":
-            t = t * np.sqrt((df + 1) / df)
-    elif sd == "population":
+        if sd is not None and sd != result_or_t.sd:  # the other convention: rescale by sqrt(c/(c-1))
+            t = t * np.sqrt((df + 1) / df) ** (1 if sd == "population" else -1)
+    elif sd is not None and sd != "sample":
         raise ValueError("sd='population' needs a TRiskResult (the number of topics), not bare T values")
     else:
         t = result_or_t

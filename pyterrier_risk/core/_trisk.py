@@ -66,12 +66,15 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from ._urisk import risk_weighted_differences, summand_sd
+from ._urisk import flat_differences, risk_weighted_differences, summand_sd
 from ._validate import as_score_pair, check_alpha, wrap_topics
 
 __all__ = ["TRiskResult", "trisk", "jackknife_se"]
 
 _SE_METHODS = ("parametric", "jackknife")
+#: the standard deviation conventions of TRisk, ``T_R`` and ``T_J``: ``s_x`` divides by ``c - 1``
+#: (``'sample'``, the default) or by ``c`` (``'population'``, as rmit-ir/trisk)
+SD_CONVENTIONS = ("sample", "population")
 
 
 @dataclass(frozen=True, eq=False)  # per-topic arrays: compare results field by field
@@ -88,12 +91,16 @@ class TRiskResult:
         x: per-topic risk-weighted differences ``x_i`` (2014 eq. 11).
         t_r: per-topic :math:`T_{R_i} = x_i / s_x` (2014 eq. 21).
         t_j: per-topic jackknife :math:`T_{J_i} = \tilde\theta_i / (\sqrt c\, SE_J)` (see the module
-            docstring for the derivation); negative for a loss. When all ``x_i`` are equal the
-            standard deviation is 0 and ``t_r``/``t_j`` are ``±inf`` (``nan`` where ``x_i = 0``).
+            docstring for the derivation); negative for a loss. When all ``x_i`` are equal, up to
+            rounding (:func:`~pyterrier_risk.core._urisk.rounding_bound`: a constant difference 0.1
+            leaves a standard deviation of 1e-17), both standard errors are 0 and ``trisk``,
+            ``t_r`` and ``t_j`` are ``±inf`` (p = 0), or ``nan`` when the ``x_i`` are all 0.
         alpha: the risk-sensitivity used.
         se_method: ``'parametric'`` or ``'jackknife'``.
         se_parametric: :math:`s_x/\sqrt c` (2014 eq. 12).
         se_jackknife: :math:`\sqrt{var_J}` (2014 eq. 17).
+        sd: ``'sample'`` or ``'population'``: the divisor of :math:`s_x` behind ``trisk``, ``se``,
+            ``t_r`` and ``t_j`` (see :func:`trisk`).
     """
 
     trisk: float
@@ -108,6 +115,7 @@ class TRiskResult:
     se_method: str = "parametric"
     se_parametric: float = float("nan")
     se_jackknife: float = float("nan")
+    sd: str = "sample"
 
     @property
     def n_topics(self) -> int:
@@ -124,6 +132,7 @@ class TRiskResult:
             "df": self.df,
             "alpha": self.alpha,
             "se_method": self.se_method,
+            "sd": self.sd,
         }
 
     def per_topic(self) -> pd.DataFrame:
@@ -182,9 +191,19 @@ def _urisk_of(x: np.ndarray, y: np.ndarray, scale: float) -> float:
     return mean
 
 
-def _studentise(y: np.ndarray, se: str) -> tuple[float, np.ndarray, np.ndarray, float, float]:
-    """``(t, t_r, t_j, se_parametric, se_jackknife)`` of the (scaled) risk-weighted differences ``y``."""
+def _studentise(
+    y: np.ndarray, se: str, flat: int | None
+) -> tuple[float, np.ndarray, np.ndarray, float, float]:
+    """``(t, t_r, t_j, se_parametric, se_jackknife)`` of the (scaled) risk-weighted differences ``y``.
+
+    ``flat``: :func:`flat_differences` of the scores; when not None the differences are equal up to
+    rounding, both standard errors are 0, and ``t``, ``t_r``, ``t_j`` are ``±inf`` (the sign of the
+    mean) or NaN (the mean is 0 too), not the quotient of rounding residues.
+    """
     c = y.shape[0]
+    if flat is not None:
+        t = float("nan") if flat == 0 else float(np.copysign(np.inf, flat))
+        return t, np.full(c, t), np.full(c, t), 0.0, 0.0
     mean = float(y.mean())
     sd = summand_sd(y)
     se_param = sd / float(np.sqrt(c))
@@ -208,6 +227,8 @@ def trisk(
     baseline: Any,
     alpha: float = 0.0,
     se: Literal["parametric", "jackknife"] = "parametric",
+    *,
+    sd: Literal["sample", "population"] = "sample",
 ) -> TRiskResult:
     r"""TRisk = URisk / SE(URisk), with its p-value and per-topic T_R and T_J (Dinçer et al. 2014).
 
@@ -223,13 +244,19 @@ def trisk(
         alpha: risk-sensitivity ``alpha >= 0``; any finite value (the t statistic is computed in a
             scaled form that does not overflow, see the module docstring).
         se: ``'parametric'`` (2014 eq. 12, :math:`s_x/\sqrt c`) or ``'jackknife'`` (eq. 17).
+        sd: the divisor of the standard deviation :math:`s_x`, for TRisk, ``t_r`` and ``t_j`` alike:
+            ``'sample'`` (``c - 1``, the default: the paper's t-test reading, ``ttest_rel`` at
+            α = 0, and its Table 1's :math:`SE = SE_J`) or ``'population'`` (``c``, as
+            rmit-ir/trisk). ``'population'`` multiplies both standard errors by
+            :math:`\sqrt{(c-1)/c}`, hence ``trisk``, ``t_r`` and ``t_j`` by :math:`\sqrt{c/(c-1)}`;
+            the p-value stays Student's t with ``c - 1`` degrees of freedom.
 
     Returns:
         A :class:`TRiskResult`; its per-topic arrays are Series indexed by topic when a Series
         was given.
 
     Raises:
-        ValueError: fewer than two topics, an unknown ``se``, or any :func:`urisk` input error.
+        ValueError: fewer than two topics, an unknown ``se`` or ``sd``, or any :func:`urisk` input error.
 
     Example:
         >>> r = trisk([0.5, 0.2, 0.4, 0.6], [0.3, 0.3, 0.4, 0.2], alpha=1.0)
@@ -238,6 +265,8 @@ def trisk(
     """
     if se not in _SE_METHODS:
         raise ValueError(f"se must be one of {_SE_METHODS}, got {se!r}")
+    if sd not in SD_CONVENTIONS:
+        raise ValueError(f"sd must be one of {SD_CONVENTIONS}, got {sd!r}")
     alpha = check_alpha(alpha)
     s, b, index = as_score_pair(scores, baseline)
     c = s.shape[0]
@@ -246,7 +275,11 @@ def trisk(
     with np.errstate(over="ignore"):  # ±inf only where |x_i| exceeds the float64 range
         x = risk_weighted_differences(s, b, alpha)
     y, scale = _scaled_differences(s, b, alpha)  # x = scale · y, without overflow or underflow
-    t, t_r, t_j, se_param, se_jack = _studentise(y, se)
+    t, t_r, t_j, se_param, se_jack = _studentise(y, se, flat_differences(s, b))
+    if sd == "population":  # s_x divides by c: every SE shrinks, every t grows by sqrt(c/(c-1))
+        shrink = float(np.sqrt((c - 1) / c))
+        t, t_r, t_j = t / shrink, t_r / shrink, t_j / shrink
+        se_param, se_jack = se_param * shrink, se_jack * shrink
     p = float(2.0 * stats.t.sf(abs(t), c - 1)) if not np.isnan(t) else float("nan")
     with np.errstate(over="ignore"):
         se_param, se_jack = scale * se_param, scale * se_jack
@@ -264,4 +297,5 @@ def trisk(
         se_method=se,
         se_parametric=float(se_param),
         se_jackknife=float(se_jack),
+        sd=sd,
     )

@@ -19,7 +19,7 @@ import numpy as np
 from ._validate import as_score_pair, check_alpha
 
 __all__ = ["RiskReward", "risk_reward", "urisk", "risk_weighted_differences", "summand_sd", "topic_t_r",
-           "loss_gt20"]
+           "loss_gt20", "rounding_bound", "flat_differences"]
 
 # The divisor of the URisk summands' variance: c − 1 (the unbiased sample variance). Dinçer et al.
 # (2014) print 1/c in eq. 12; only c − 1 reproduces their Table 1 and scipy's ttest_rel (docs/trisk.md).
@@ -35,7 +35,10 @@ def risk_weighted_differences(scores: np.ndarray, baseline: np.ndarray, alpha: f
     """
     x = scores - baseline
     if alpha:
-        np.multiply(x, 1.0 + alpha, out=x, where=x < 0)
+        # a loss times 1 + α beyond float64 is -inf, on purpose: urisk falls back to a form that does
+        # not overflow, and callers that print the summands refuse -inf by name
+        with np.errstate(over="ignore"):
+            np.multiply(x, 1.0 + alpha, out=x, where=x < 0)
     return x
 
 
@@ -46,6 +49,54 @@ def loss_gt20(scores: np.ndarray, baseline: np.ndarray) -> np.ndarray:
     baseline scores 0 never counts (a score cannot fall below 0).
     """
     return scores < 0.8 * baseline
+
+
+def rounding_bound(scores: np.ndarray, baseline: np.ndarray) -> float:
+    r"""The largest mean or spread of the differences ``s − b`` that rounding alone can produce.
+
+    :math:`c \cdot \varepsilon \cdot \max_i \max(s_i, b_i)` for ``c`` topics (float64's
+    :math:`\varepsilon = 2^{-52}`). Scores are decimals stored in binary (0.1, 0.3) and subtracted in
+    floating point: each difference carries an error up to about :math:`\varepsilon \max(s_i, b_i)`,
+    and a sum of ``c`` of them up to ``c`` times that (recursive summation), so their mean errs by up
+    to this bound, and so does their standard deviation when all the true differences are equal.
+    A Gain or a standard deviation within it is taken as 0: 0.3 − 0.2 and 0.1 − 0.2 give a Gain of
+    −1.4e-17, not 0, and a constant difference 0.1 a standard deviation of order 1e-17, which as a
+    divisor makes ``T_R`` 1e15 instead of infinite. (A difference that small is below what the
+    scores' precision can tell from 0, whatever its cause; no effectiveness score comes near it.)
+    The one tolerance of :func:`~pyterrier_risk.break_even_alpha` and :func:`~pyterrier_risk.trisk`
+    (:func:`flat_differences`).
+
+    Args:
+        scores: the system's checked per-topic scores (finite, ``>= 0``).
+        baseline: the baseline's, of the same length.
+    """
+    return float(scores.shape[0] * np.finfo(np.float64).eps * _largest(scores, baseline))
+
+
+def _largest(scores: np.ndarray, baseline: np.ndarray) -> float:
+    return max(float(scores.max()), float(baseline.max())) if scores.shape[0] else 0.0
+
+
+def flat_differences(scores: np.ndarray, baseline: np.ndarray) -> int | None:
+    """Whether the differences ``s − b`` are equal up to rounding (:func:`rounding_bound`), and their sign.
+
+    Args:
+        scores: the system's checked per-topic scores (finite, ``>= 0``).
+        baseline: the baseline's, of the same length.
+
+    Returns:
+        None when their standard deviation exceeds the bound (a real spread); otherwise the sign of
+        their mean: 0 when it too is within the bound (every topic ties, up to rounding), else ±1.
+    """
+    largest = _largest(scores, baseline)
+    if largest == 0.0:  # every score is 0
+        return 0
+    d = (scores - baseline) / largest  # in [-1, 1]: no overflow when squared
+    unit = rounding_bound(scores, baseline) / largest
+    if len(d) > SD_DDOF and float(np.std(d, ddof=SD_DDOF)) > unit:
+        return None
+    mean = float(d.mean())
+    return 0 if abs(mean) <= unit else (1 if mean > 0 else -1)
 
 
 def summand_sd(x: np.ndarray, ddof: int = SD_DDOF) -> float:

@@ -21,7 +21,12 @@ import numpy as np
 import pandas as pd
 
 __all__ = [
+    "MAX_BINS",
+    "MAX_RESAMPLES",
     "check_int",
+    "check_run_frame",
+    "nan_score_message",
+    "repeated_pair_message",
     "as_score_pair",
     "as_score_vector",
     "as_matrix",
@@ -59,30 +64,45 @@ def check_alpha(alpha: float) -> float:
     return value
 
 
-def check_int(value: Any, name: str, *, minimum: int = 1, allow_none: bool = False) -> int | None:
-    """Return ``value`` as an int, or raise if it is not an integer ``>= minimum``.
+#: The largest number of bins of a histogram (``rank_distance_bins``): the paper uses 10; a count no real
+#: analysis reaches, far below what would exhaust memory (a row per run of this many floats).
+MAX_BINS = 10_000
+#: The largest number of random resamples (sign flips, permutations) of a test: p-values resolve to
+#: ``1/(B+1)``, and 10^8 already takes hours; larger counts are a typo, not a request.
+MAX_RESAMPLES = 100_000_000
 
-    The one check of count-like parameters (cutoffs, rounds, threads, resamples) in every layer.
+
+def check_int(
+    value: Any, name: str, *, minimum: int = 1, maximum: int | None = None, allow_none: bool = False
+) -> int | None:
+    """Return ``value`` as an int, or raise if it is not an integer in ``[minimum, maximum]``.
+
+    The one check of count-like parameters (cutoffs, rounds, threads, resamples, bins) in every layer.
+    A count that allocates memory or time in proportion to itself gets a ``maximum`` (:data:`MAX_BINS`,
+    :data:`MAX_RESAMPLES`) that no real input reaches, so that a typo fails at once in one line.
 
     Args:
         value: the value to check (``bool`` is refused: ``True`` is not a count).
         name: the parameter's name, for the message.
         minimum: the smallest allowed value.
+        maximum: the largest allowed value (None: no bound).
         allow_none: whether None is allowed (and returned as is).
 
     Raises:
         TypeError: not an integer (a float such as 5.0 included).
-        ValueError: below ``minimum``.
+        ValueError: below ``minimum`` or above ``maximum``.
     """
     if value is None and allow_none:
         return None
+    extra = " or None" if allow_none else ""
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
-        extra = " or None" if allow_none else ""
         kind = type(value).__name__
         raise TypeError(f"{name} must be an integer >= {minimum}{extra}, got {kind} {value!r}")
     if value < minimum:
-        extra = " or None" if allow_none else ""
         raise ValueError(f"{name} must be an integer >= {minimum}{extra}, got {value!r}")
+    if maximum is not None and value > maximum:
+        raise ValueError(f"{name} must be an integer in [{minimum}, {maximum:_}]{extra}, got {value!r} "
+                         "(a limit no real input reaches)")
     return int(value)
 
 
@@ -286,3 +306,71 @@ def wrap_topics(values: np.ndarray, index: pd.Index | None, name: Hashable = Non
     if index is None:
         return values
     return pd.Series(values, index=index, name=name)
+
+
+# -- runs ------------------------------------------------------------------------------------------
+# The run policy, one for files (``read_run``) and frames (``Experiment``, ``hurt_topics``, the measures'
+# runs and baseline runs, ``rank_distance``): every score is a number (NaN is refused; ±inf is kept, since
+# scores only order the documents) and a (topic, document) pair is listed once. An evaluator reading a
+# pair twice counts the document twice (one duplicate row moves nDCG@10 by 0.01); there is no right way
+# to merge two scores, so the run is refused with the first offending pair named.
+
+
+def repeated_pair_message(where: str, qid: Any, docno: Any, first: str) -> str:
+    """The one-line error of a (topic, document) pair listed twice; ``first`` says where it came first."""
+    return f"{where}: document {str(docno)!r} is listed twice for topic {str(qid)!r} (first at {first})"
+
+
+def nan_score_message(where: str, qid: Any, docno: Any) -> str:
+    """The one-line error of a NaN score, naming the document and topic."""
+    return f"{where}: score is NaN for document {str(docno)!r} of topic {str(qid)!r}"
+
+
+def _id_column(run: pd.DataFrame, names: tuple[str, str], where: str) -> pd.Series:
+    """A run's ``qid``/``docno`` column (or ir_measures' ``query_id``/``doc_id``) as str."""
+    from pandas.api.types import infer_dtype
+
+    column = next((c for c in names if c in run.columns), None)
+    if column is None:
+        raise ValueError(f"{where} lacks a {names[0]} column (a run needs qid, docno, score)")
+    values = run[column]
+    return values if infer_dtype(values, skipna=False) == "string" else values.astype(str)
+
+
+def check_run_frame(run: Any, where: str) -> None:
+    """Apply the run policy to a result frame: refuse NaN scores and (qid, docno) pairs listed twice.
+
+    The check of :func:`pyterrier_risk.read_run` for frames (files get it line by line, with the same
+    messages: :func:`nan_score_message`, :func:`repeated_pair_message`). Ids compare as text (``351``
+    is ``"351"``), as the evaluators compare them. Columns ``qid``/``docno`` or ir_measures'
+    ``query_id``/``doc_id``, and ``score``.
+
+    Args:
+        run: the result frame.
+        where: how to name the run in the message (``"run 'BM25'"``).
+
+    Raises:
+        TypeError: not a DataFrame, or a score column that is not numeric.
+        ValueError: a missing column, a NaN score, or a pair listed twice (the first one named).
+    """
+    if not isinstance(run, pd.DataFrame):
+        raise TypeError(f"{where} must be a result DataFrame (qid, docno, score) or a TREC run file, "
+                        f"got {type(run).__name__}")
+    if "score" not in run.columns:
+        raise ValueError(f"{where} lacks a score column (a run needs qid, docno, score)")
+    qids = _id_column(run, ("qid", "query_id"), where)
+    docnos = _id_column(run, ("docno", "doc_id"), where)
+    try:
+        nan = np.isnan(run["score"].to_numpy(dtype=np.float64))
+    except (TypeError, ValueError) as e:
+        raise TypeError(f"{where}: the score column must be numeric: {e}") from None
+    if nan.any():
+        i = int(np.flatnonzero(nan)[0])
+        raise ValueError(nan_score_message(where, qids.iloc[i], docnos.iloc[i]) + f" (row {i}; "
+                         f"{int(nan.sum())} NaN in all)")
+    twice = pd.DataFrame({"q": qids.to_numpy(), "d": docnos.to_numpy()}).duplicated().to_numpy()
+    if twice.any():
+        i = int(np.flatnonzero(twice)[0])
+        same = (qids.to_numpy() == qids.iloc[i]) & (docnos.to_numpy() == docnos.iloc[i])
+        message = repeated_pair_message(where, qids.iloc[i], docnos.iloc[i], f"row {int(np.argmax(same))}")
+        raise ValueError(f"{message}; row {i} repeats it")

@@ -1,6 +1,7 @@
 """Data readers: TREC runs and qrels, evaluation output, LETOR files and folds, MQ2008 and MQ2008-agg.
 
-The TREC run and qrels files are also written (:func:`write_run`, :func:`write_qrels`).
+The TREC run and qrels files are also written (:func:`write_run`, :func:`write_qrels`). Every file
+the package writes goes through ``atomic_write`` (:mod:`._atomic`): replaced whole, or left as it was.
 
 Evaluation output is the per-topic output of ``trec_eval -q`` and ``gdeval.pl`` (for when the runs
 are gone); :func:`eval_matrix` turns it into a systems × topics matrix under the topic policy.
@@ -44,6 +45,9 @@ _EXPORTS = {
 }
 # helpers the other layers use (they import a layer through its package, never its private modules)
 _INTERNAL = {
+    "atomic_write": "_atomic",
+    "raised_by_interrupt": "_atomic",
+    "watch_interrupts": "_atomic",
     "ensure_writable_dir": "_trec",
     "run_name": "_trec",
 }

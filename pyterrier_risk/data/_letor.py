@@ -10,19 +10,18 @@ magic bytes). When the lines carry no ``qid:`` token (as in LightGBM's
 ``examples/lambdarank/rank.train``) the grouping comes from a LightGBM ``.query`` file: one integer
 per line, the number of consecutive rows of the next query.
 
-Speed: the ``index:value`` tokens of all lines are parsed in one vectorised pass once each line has
-been matched against their exact form (:data:`_PAIRS`). Whenever that path cannot vouch for a file,
-the strict token-by-token parser reads it, so results and error messages are those of the strict
-parser (``tests/test_fuzz.py`` compares the two on generated files).
-
-Numeric core module: numpy only (pandas only inside :meth:`LetorData.to_frame`).
+Speed: the fast path (``_letor_fast``) reads the file once, in pieces of whole lines, with array
+operations (numpy for the tokens, labels, qids and indices, pandas' C parser for the values) and fills
+the dense matrix directly, with about 1.5 times its size besides (``benchmarks/bench_letor.py``).
+Whenever that path cannot vouch for a file, the strict token-by-token parser reads it, so results and
+error messages are those of the strict parser (``tests/test_fuzz.py`` compares the two on generated
+files).
 """
 
 from __future__ import annotations
 
 import lzma
 import os
-import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -31,7 +30,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ..core import check_int
-from ._trec import _NO_PATH, _label, open_text
+from ._letor_fast import fast_rows
+from ._trec import _label, open_text
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
@@ -113,10 +113,6 @@ def _docid_from_comment(comment: str) -> str | None:
     return parts[0] if parts else None
 
 
-#: The feature tokens of a line the fast path reads, joined by single spaces: each ``index:value`` with
-#: an index of ASCII digits and a value without ``:``, ``_`` or spaces (Python's ``float``, which numpy's
-#: string conversion calls, decides the rest). Any other line is read by the strict parser.
-_PAIRS = re.compile(r"[0-9]+:[^\s:_]+(?: [0-9]+:[^\s:_]+)*")
 #: LightGBM stores feature indices as C ints
 _MAX_INDEX = 2**31 - 1
 
@@ -163,13 +159,14 @@ class _Rows:
     """The data lines of a LETOR file, parsed: one entry per line, and the feature triples."""
 
     y: np.ndarray  # int64 label per line
-    qids: list[str]  # empty when the lines carry no qid: token
-    docnos: list[str | None]
+    qids: list[str] | np.ndarray  # empty when the lines carry no qid: token
+    docnos: list[str | None] | np.ndarray
     rows: np.ndarray  # line position (0-based), column (0-based) and value of each feature token
     cols: np.ndarray
     vals: np.ndarray
-    linenos: list[int]
+    linenos: list[int] | np.ndarray
     has_qid: bool
+    X: np.ndarray | None = None  # the dense matrix, when the fast path filled it
 
     @property
     def line_of(self) -> np.ndarray:
@@ -239,71 +236,53 @@ def _strict_rows(path: Path, n_features: int | None) -> _Rows:
     )  # fmt: skip
 
 
-def _fast_labels(labels: list[str]) -> np.ndarray | None:
-    """The labels as int64, each distinct spelling through the strict check; None if one fails."""
-    uniq, inverse = np.unique(np.asarray(labels, dtype=object).astype(str), return_inverse=True)
-    try:
-        values = np.array([_label(str(u), _NO_PATH, 0) for u in uniq], dtype=np.int64)
-    except ValueError:
-        return None
-    return values[inverse.reshape(-1)]
-
-
 def _fast_rows(path: Path, n_features: int | None) -> _Rows | None:
-    """:func:`_strict_rows`'s result with one vectorised parse of all ``index:value`` tokens.
+    """:func:`_strict_rows`'s result from array operations on pieces of the file (``_letor_fast``).
 
-    None whenever the strict parser could refuse or read a line differently (a line whose tokens
-    :data:`_PAIRS` does not match, a non-ASCII one, a label, index or value the strict checks refuse,
-    a repeated index, lines that disagree on ``qid:``): the strict parser then reads the file and names
-    the problem. ``tests/test_fuzz.py`` compares the two on generated files.
+    None whenever the strict parser could refuse or read a line differently (a token that is not
+    ``index:value`` with a plain index and a number, a label the strict check refuses, a repeated
+    index, lines that disagree on ``qid:``, a control character, bad UTF-8): the strict parser then
+    reads the file and names the problem. ``tests/test_fuzz.py`` compares the two on generated files.
+    The dense matrix comes filled (``X``) unless it would have more than 4 cells per feature token.
     """
-    labels: list[str] = []
-    qids: list[str] = []
-    docnos: list[str | None] = []
-    chunks: list[str] = []
-    counts: list[int] = []
-    linenos: list[int] = []
-    has_qid: bool | None = None
-    try:
-        for lineno, tokens, docno in _lines(path):
-            qid = _line_qid("", tokens, has_qid)
-            has_qid = qid is not None
-            feats = tokens[2:] if has_qid else tokens[1:]
-            rest = " ".join(feats)
-            if feats and not (rest.isascii() and _PAIRS.fullmatch(rest)):
-                return None
-            if qid is not None:
-                qids.append(qid)
-            labels.append(tokens[0])
-            docnos.append(docno)
-            chunks.append(rest)
-            counts.append(len(feats))
-            linenos.append(lineno)
-    except ValueError:
-        return None
-    y = _fast_labels(labels) if labels else None
-    if y is None:
-        return None
-    try:
-        pairs = np.asarray(" ".join(chunks).replace(":", " ").split(), dtype=np.float64).reshape(-1, 2)
-    except ValueError:
-        return None
     limit = _MAX_INDEX if n_features is None else min(n_features, _MAX_INDEX)
-    if len(pairs) and not (pairs[:, 0].min() >= 1 and pairs[:, 0].max() <= limit):
-        return None
-    rows = np.repeat(np.arange(len(linenos)), np.asarray(counts, dtype=np.int64))
-    cols = pairs[:, 0].astype(np.int64) - 1
-    key = rows * (int(cols.max(initial=0)) + 1) + cols
-    steps = np.diff(key)
-    if not (steps > 0).all() and not (np.diff(np.sort(key)) > 0).all():  # an index twice on one line
-        return None
-    return _Rows(y, qids, docnos, rows, cols, pairs[:, 1].copy(), linenos, bool(has_qid))
+    got = fast_rows(path, n_features, limit, _docid_from_comment)
+    return None if got is None else _Rows(*got)
 
 
-def _features(rows: _Rows, n_features: int | None) -> np.ndarray:
+#: A dense matrix sized by the file's largest feature index is refused when it would take more than
+#: this many bytes while at most 1/:data:`_SPARSE_FACTOR` of its columns are used: one stray index
+#: (``2147483647:1``) must not ask for 16 GiB. Real LETOR files use most of their indices (MQ2008 46
+#: of 46, MSLR 136 of 136, LightGBM's example 218 of 300), so this never refuses one; ``n_features=``
+#: sizes the matrix explicitly and lifts the check.
+_MAX_INFERRED_BYTES = 1 << 30
+_SPARSE_FACTOR = 16
+
+
+def _inferred_width(path: Path, rows: _Rows) -> int:
+    """The number of columns the largest index asks for, refused when absurd (:data:`_MAX_INFERRED_BYTES`)."""
+    if not len(rows.cols):
+        return 0
+    top = int(np.argmax(rows.cols))
+    width = int(rows.cols[top]) + 1
+    size = len(rows.linenos) * width * 8
+    if size > _MAX_INFERRED_BYTES:
+        used = len(np.unique(rows.cols))
+        if width > _SPARSE_FACTOR * used:
+            raise ValueError(
+                f"{path}:{rows.linenos[int(rows.rows[top])]}: feature index {width} would make the dense "
+                f"{len(rows.linenos)} × {width} matrix {size / 2**30:.1f} GiB, but the file uses only {used} "
+                "distinct indices (a stray index?); give n_features= to read it with that many columns"
+            )
+    return width
+
+
+def _features(path: Path, rows: _Rows, n_features: int | None) -> np.ndarray:
     """The dense ``n × f`` feature matrix (absent features 0) of parsed lines."""
+    if rows.X is not None:
+        return rows.X
     if n_features is None:
-        n_features = int(rows.cols.max()) + 1 if len(rows.cols) else 0
+        n_features = _inferred_width(path, rows)
     X = np.zeros((len(rows.linenos), n_features), dtype=np.float64)
     X[rows.rows, rows.cols] = rows.vals
     return X
@@ -385,7 +364,10 @@ def read_letor(
             ``"2"``, ...). When the lines do carry ``qid:`` tokens, the group file must agree
             with them.
         n_features: number of feature columns; default the largest index in the file. Give it to
-            align a test file with its training file (an index beyond it is an error).
+            align a test file with its training file (an index beyond it is an error), or to read a
+            file whose largest index asks for a dense matrix over 1 GiB while it uses fewer than
+            1/16 of the indices up to it (refused without ``n_features``: one stray
+            ``2147483647:1`` asks for 16 GiB per row).
 
     Returns:
         A frozen :class:`LetorData`.
@@ -398,7 +380,8 @@ def read_letor(
             feature index that is not ASCII digits, < 1, > 2^31 - 1 or > ``n_features``, a value
             that is not an ASCII number (``nan`` and ``inf`` are numbers; LightGBM takes NaN as
             missing), a duplicate feature index in one line, a query whose rows are not contiguous,
-            docids on some lines but not others, or a group file that does not match the rows.
+            docids on some lines but not others, a group file that does not match the rows, or
+            (without ``n_features``) a largest index that makes an absurd dense matrix (above).
         TypeError: ``n_features`` is not an integer.
     """
     path = Path(path)
@@ -406,7 +389,7 @@ def read_letor(
         raise FileNotFoundError(f"LETOR file not found: {path}")
     n_features = check_int(n_features, "n_features", minimum=0, allow_none=True)
     lines = _fast_rows(path, n_features) or _strict_rows(path, n_features)
-    X = _features(lines, n_features)
+    X = _features(path, lines, n_features)
     docno = _docnos(path, lines)
     qid, group = _grouping(path, lines, query_file)
     y = lines.y

@@ -32,6 +32,8 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
+from ._atomic import raised_by_interrupt, watch_interrupts
+
 if TYPE_CHECKING:
     import numpy as np
     import pandas as pd
@@ -202,6 +204,32 @@ def _source(p: Path) -> _CheckedBytes:
     return _CheckedBytes(open(p, "rb") if kind is None else _OPENERS[kind](p, "rb"))
 
 
+def _pandas_float_options() -> dict[str, str]:
+    """The ``read_csv`` option that makes pandas' C parser read floats as Python's ``float`` does.
+
+    pandas >= 3.1 has one float converter, correctly rounded; before, only ``"round_trip"`` gives
+    Python's float for every spelling (the default is off by an ulp on long mantissas).
+    """
+    import pandas as pd
+
+    version = tuple(int(x) for x in re.findall(r"\d+", pd.__version__)[:2])
+    return {} if version >= (3, 1) else {"float_precision": "round_trip"}
+
+
+def _pandas_table(source: _CheckedBytes, names: list[str], dtypes: dict[str, Any]) -> pd.DataFrame:
+    """The table pandas' C parser reads from ``source``: ``names`` and one more column, no NA words."""
+    import numpy as np
+    import pandas as pd
+
+    precision = _pandas_float_options()
+    return pd.read_csv(
+        source, sep=r"\s+", header=None, names=[*names, "_extra"], index_col=False,
+        dtype={**{c: object for c in names}, "_extra": np.float64, **dtypes}, keep_default_na=False,
+        na_values={names[-1]: [""], "_extra": [""]}, quoting=csv.QUOTE_NONE, engine="c",
+        encoding="utf-8", encoding_errors="strict", compression=None, **precision,
+    )  # fmt: skip
+
+
 def _fast_table(p: Path, names: list[str], dtypes: dict[str, Any]) -> pd.DataFrame | None:
     """The whitespace-separated fields of ``p`` parsed by pandas' C parser; None when it cannot vouch.
 
@@ -210,29 +238,25 @@ def _fast_table(p: Path, names: list[str], dtypes: dict[str, Any]) -> pd.DataFra
     named column (checked here). Any failure (an unreadable or corrupt file, bad UTF-8, two fields
     too many, a number pandas cannot parse, anything else pandas raises) also gives None: the strict
     parser then reads the file and names the problem.
-    """
-    import numpy as np
-    import pandas as pd
 
-    columns = [*names, "_extra"]
-    # pandas >= 3.1 has one float converter, correctly rounded; before, only "round_trip" gives
-    # Python's float for every spelling (the default is off by an ulp on long mantissas)
-    version = tuple(int(x) for x in re.findall(r"\d+", pd.__version__)[:2])
-    precision = {} if version >= (3, 1) else {"float_precision": "round_trip"}
+    Only Ctrl-C is not a failure. pandas' C parser turns a ``KeyboardInterrupt`` raised as it calls
+    the stream's ``read`` into a ``ParserError``, sometimes without the interrupt in its chain: a SIGINT
+    while pandas reads (:func:`~._atomic.watch_interrupts`) is raised again as ``KeyboardInterrupt``.
+    """
     source = None
-    try:
-        source = _source(p)
-        table = pd.read_csv(
-            source, sep=r"\s+", header=None, names=columns, index_col=False,
-            dtype={**{c: object for c in names}, "_extra": np.float64, **dtypes}, keep_default_na=False,
-            na_values={names[-1]: [""], "_extra": [""]}, quoting=csv.QUOTE_NONE, engine="c",
-            encoding="utf-8", encoding_errors="strict", compression=None, **precision,
-        )  # fmt: skip
-    except Exception:  # whatever the cause, the strict parser decides (and names the line)
-        return None
-    finally:
-        if source is not None:
-            source.close()
+    with watch_interrupts() as watch:
+        try:
+            source = _source(p)
+            table = _pandas_table(source, names, dtypes)
+        except Exception as e:  # whatever the cause, the strict parser decides (and names the line)
+            if watch.hit or raised_by_interrupt(e):
+                raise KeyboardInterrupt from None
+            return None
+        finally:
+            if source is not None:
+                source.close()
+    if watch.hit:  # pandas dropped the interrupt and went on
+        raise KeyboardInterrupt
     if table.empty or table[names[-1]].isna().any() or table["_extra"].notna().any():
         return None
     return table
@@ -315,6 +339,10 @@ def _first_time(
     """Record a (qid, docno) pair; a pair seen before is an error naming both lines."""
     first = seen.setdefault((qid, docno), lineno)
     if first != lineno:
+        if verb == "listed":  # a run: the run policy's message (core), as for frames
+            from ..core import repeated_pair_message
+
+            raise ValueError(repeated_pair_message(f"{p}:{lineno}", qid, docno, f"line {first}"))
         raise ValueError(
             f"{p}:{lineno}: document {docno!r} is {verb} twice for topic {qid!r} (first at line {first})"
         )
@@ -340,7 +368,9 @@ def _run_columns(p: Path) -> tuple[list[str], list[str], list[int], list[float]]
         if not _RANK_RANGE[0] <= rank_i <= _RANK_RANGE[1]:
             raise ValueError(f"{p}:{lineno}: rank {rank} does not fit in 64 bits")
         if math.isnan(score_f):
-            raise ValueError(f"{p}:{lineno}: score is NaN")
+            from ..core import nan_score_message
+
+            raise ValueError(nan_score_message(f"{p}:{lineno}", qid, docno))
         _first_time(seen, qid, docno, p, lineno, "listed")
         qids.append(qid)
         docnos.append(docno)
@@ -412,7 +442,10 @@ def read_run(
         ValueError: for an unreadable file, an empty run, or a malformed line (wrong number of
             fields, non-numeric rank or score, a rank beyond 64 bits, NaN score, a NUL byte), or a
             (qid, docno) pair listed twice; the message names the file and line(s). Infinite scores
-            (``inf``, ``1e400``) are kept: scores only order the documents.
+            (``inf``, ``1e400``) are kept: scores only order the documents. This is the run policy
+            of the whole package: result frames given to ``Experiment``, ``hurt_topics``, the risk
+            measures or ``rank_distance`` are refused for a NaN score or a repeated pair alike, with
+            the same messages (``pyterrier_risk.core.check_run_frame``).
     """
     import numpy as np
     import pandas as pd

@@ -1,14 +1,16 @@
 """Writers of TREC run and qrels files.
 
 The counterparts of :func:`~pyterrier_risk.data.read_run` and :func:`~pyterrier_risk.data.read_qrels`:
-what they write reads back unchanged.
+what they write reads back unchanged. Each file is replaced whole or not at all
+(:func:`._atomic.atomic_write`).
 """
 
 from __future__ import annotations
 
 import os
-from pathlib import Path
 from typing import TYPE_CHECKING
+
+from ._atomic import atomic_write
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -25,7 +27,7 @@ def write_run(res: pd.DataFrame, path: str | os.PathLike[str], tag: str) -> None
 
     Args:
         res: result frame with ``qid``, ``docno`` and ``score``.
-        path: the file to write (replaced).
+        path: the file to write (replaced whole: an error or interrupt leaves the previous file).
         tag: the run tag (last field); must not contain whitespace.
 
     Raises:
@@ -37,7 +39,8 @@ def write_run(res: pd.DataFrame, path: str | os.PathLike[str], tag: str) -> None
     ranks = res.groupby("qid", sort=False).cumcount() + 1
     lines = [f"{q} Q0 {d} {r} {float(s)!r} {tag}\n" for q, d, r, s in
              zip(res["qid"], res["docno"], ranks, res["score"], strict=False)]
-    Path(path).write_text("".join(lines), encoding="utf-8")
+    with atomic_write(path) as f:
+        f.writelines(lines)
 
 
 def write_qrels(qrels: pd.DataFrame, path: str | os.PathLike[str]) -> None:
@@ -45,8 +48,9 @@ def write_qrels(qrels: pd.DataFrame, path: str | os.PathLike[str]) -> None:
 
     Args:
         qrels: frame with ``qid``, ``docno`` and integer ``label`` columns.
-        path: the file to write (replaced).
+        path: the file to write (replaced whole: an error or interrupt leaves the previous file).
     """
     lines = [f"{q} 0 {d} {int(v)}\n" for q, d, v in zip(qrels["qid"], qrels["docno"], qrels["label"],
                                                           strict=True)]
-    Path(path).write_text("".join(lines), encoding="utf-8")
+    with atomic_write(path) as f:
+        f.writelines(lines)

@@ -14,7 +14,9 @@ unbiased MEAN/MEDIAN/MAX baseline, ZRisk, GeoRisk) or that is not a mean (TRisk)
    computed from the systems × topics matrix of the base measure by the numeric core.
 
 Without risk measures it simply calls ``pt.Experiment`` (measure names it cannot read, such as
-``"nDCG@10"``, are parsed by :func:`pyterrier_risk.parse_measure` first).
+``"nDCG@10"``, are parsed by :func:`pyterrier_risk.parse_measure` first). Either way, result frames are
+first held to the run policy of :func:`pyterrier_risk.read_run`, and the run-time measures' columns are
+put in the order asked (:mod:`._order`).
 """
 
 from __future__ import annotations
@@ -29,8 +31,10 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ..core import qrels_topics, topic_set
+from ..data import atomic_write
 from ..measures import AGGREGATE_BASELINES, RiskMeasure, check_evaluation, parse_measure, trec_measures
 from ._compat import AssertedValueError, NotAFrameError, TypedValueError, UnknownMeasureError
+from ._order import in_measure_order, measure_permutation
 from ._render import PerQuery, RiskResult, TableOptions, Tables, check_round, render, test_function
 from ._riskeval import RiskTest, check_risk_measures, resolve_system_index, unique
 from ._riskeval import evaluate_risk as _evaluate_risk
@@ -113,6 +117,16 @@ def _reported_names(ordinary: Sequence[Any]) -> dict[Measure, str]:
         if len(found) == 1:
             spelled[found[0]] = m
     return {m: spelled.get(m, name) for m, name in named.items()}
+
+
+def _runtime_order(request: MeasureRequest) -> list[str]:
+    """The names of the ordinary measures ir_measures computes at run time (UE, ...), in the order asked.
+
+    ir_measures yields their values in the order of a ``set`` (:mod:`._order`); the tables put them
+    back in this order.
+    """
+    reported = _reported_names(request.ordinary)
+    return [reported[m] for m in request.ordinary if not isinstance(m, str) and hasattr(m, "runtime_impl")]
 
 
 # -- systems, topics, baselines ----------------------------------------------------------------------
@@ -235,6 +249,8 @@ def _evaluate(
     hidden = {column[repr(b)] for b in extra}
     first = next(iter(per_query[0].values()), {})
     ordinary = [name for name in first if name not in hidden]
+    swap = measure_permutation(ordinary, _runtime_order(request))
+    ordinary = [swap.get(name, name) for name in ordinary]  # not in the hash order of ir_measures' set
     matrices = {repr(b): _matrix(per_query, names, column[repr(b)], topic_list) for b in needed}
     return Evaluation(names, per_query, ordinary, topic_list, matrices)
 
@@ -341,7 +357,8 @@ def _write_saved_tables(
             old = old[~old["name"].astype(str).isin(set(names))]
             if not old.empty:
                 table = pd.concat([table, old], ignore_index=True)
-        table.to_csv(os.path.join(save_dir, filename), index=False)
+        with atomic_write(os.path.join(save_dir, filename)) as f:  # whole or not at all
+            table.to_csv(f, index=False)
 
 
 # -- the function ------------------------------------------------------------------------------------
@@ -406,6 +423,11 @@ def Experiment(  # noqa: N802 - mirrors pt.Experiment
     * ``topics`` and ``qrels`` may be ``'irds:<id>'`` strings (PyTerrier's ``pt.get_dataset``).
     * ``baseline`` may be a system name even when ``retr_systems`` is a list (``names`` given), and
       it may be combined with ``perquery``.
+    * result frames are held to :func:`pyterrier_risk.read_run`'s run policy: a NaN score or a
+      (qid, docno) pair listed twice is a ``ValueError`` naming the system, the topic and the
+      document (an evaluator would count the document twice), as it is for a run file.
+    * measures that ir_measures computes at run time (``UE``) come in the order given, whatever
+      ``PYTHONHASHSEED`` (ir_measures returns them in a ``set``'s order).
 
     Topic policy (as ``trec_eval -c``): the qrels' topics define the topic set; a system or
     baseline without results for a topic scores 0 there, with a warning giving the count; results
@@ -436,7 +458,10 @@ def Experiment(  # noqa: N802 - mirrors pt.Experiment
         filter_by_qrels: leave out topics without qrels (``pt.Experiment``).
         filter_by_topics: leave out qrels of topics not in ``topics`` (``pt.Experiment``).
         baseline: index or name of the system used for the significance columns of the ordinary
-            measures, and the default baseline of URisk/TRisk measures.
+            measures, and the default baseline of URisk/TRisk measures. An int is a name when the
+            systems are named by ints (a dict ``{2013: run, 2014: run}``) and one is that int, else a
+            position (as in ``pt.Experiment``); an int naming one system and the position of another is
+            refused as ambiguous (give the name as a string).
         test: significance test (``'t'``, ``'wilcoxon'`` or a callable), as in ``pt.Experiment``.
         correction: multiple-testing correction of the ordinary measures' p-values across systems,
             a method of :func:`pyterrier_risk.core.adjust_p_values` (statsmodels' names and
@@ -465,10 +490,10 @@ def Experiment(  # noqa: N802 - mirrors pt.Experiment
             ``'exchangeable'`` (system and baseline exchangeable on every topic); None: the package's
             one default (``'symmetric'``, also ``eval --null``'s and ``compare_systems``'); see
             :func:`pyterrier_risk.randomization_test`.
-        risk_sd: the standard deviation :math:`s_x` of the per-topic p-values (``perquery``):
-            ``'sample'`` (divides by c − 1, as ``T_R``) or ``'population'`` (divides by c, as
-            rmit-ir/trisk's ``--per-topic``): ``topic_p_values(sd=...)``. TRisk and its
-            p-value keep the sample SD (Dinçer et al. 2014; ``scipy.stats.ttest_rel`` at α = 0).
+        risk_sd: the standard deviation :math:`s_x` of TRisk, its per-topic ``T_R``/``T_J`` and
+            their p-values alike: ``'sample'`` (divides by c − 1, the default: Dinçer et al. 2014's
+            t-test, ``scipy.stats.ttest_rel`` at α = 0) or ``'population'`` (divides by c, as
+            rmit-ir/trisk; every t value is ``'sample'``'s times √(c/(c−1))): ``trisk(sd=...)``.
         **kwargs: anything else ``pt.Experiment`` takes (it refuses unknown arguments).
 
     Returns:
@@ -491,15 +516,18 @@ def Experiment(  # noqa: N802 - mirrors pt.Experiment
                             topic_p_values=perquery is not False, topic_correction=correction,
                             topic_sd=risk_sd)
     qrels = _check_evaluation(request, topics, qrels, filter_by_topics)
+    _check_run_frames(retr_systems, names, request.risk)
     named = isinstance(retr_systems, dict) or names is not None
     if not request.risk:
-        if isinstance(baseline, str) and isinstance(retr_systems, list):
+        by_int = named and isinstance(baseline, (int, np.integer)) and not isinstance(baseline, bool)
+        if by_int or isinstance(baseline, str):  # one rule for names and positions (resolve_system_index)
             baseline = _baseline_index(baseline, _systems(retr_systems, names, distinct=False)[0], named)
-        return pt.Experiment(
+        result = pt.Experiment(
             retr_systems, topics, qrels, [*request.ordinary, *(["mrt"] if request.mrt else [])], names=names,
             perquery=perquery, dataframe=dataframe, baseline=baseline, test=test, correction=correction,
             correction_alpha=correction_alpha, highlight=highlight, round=round, **kwargs,
         )  # fmt: skip
+        return in_measure_order(result, _runtime_order(request), highlight)
     names, systems = _systems(retr_systems, names)
     _check_named_baselines(request.risk, names, named)
     options = TableOptions(
@@ -560,6 +588,30 @@ def _baseline_index(baseline: Any, names: list[str], named: bool) -> int | None:
         return resolve_system_index(baseline, names, "baseline")
     except ValueError as e:
         raise (TypedValueError if isinstance(baseline, str) else AssertedValueError)(str(e)) from None
+
+
+def _check_run_frames(retr_systems: Any, names: Sequence[Any] | None, risk: list[RiskMeasure]) -> None:
+    """The run policy (:func:`pyterrier_risk.core.check_run_frame`) for result frames, before anything runs.
+
+    Systems given as DataFrames and risk measures' baseline runs given as DataFrames: a NaN score or a
+    (qid, docno) pair listed twice is refused as :func:`pyterrier_risk.read_run` refuses it in a file.
+    (A transformer's results are ``pt.Experiment``'s to check.)
+    """
+    from ..core import check_run_frame
+
+    if isinstance(retr_systems, dict):
+        labelled = list(retr_systems.items())
+    elif isinstance(retr_systems, list):
+        labels = list(names) if names is not None and len(names) == len(retr_systems) else None
+        labelled = [(labels[i] if labels else i, system) for i, system in enumerate(retr_systems)]
+    else:
+        return  # _systems names the problem
+    for label, system in labelled:
+        if hasattr(system, "columns"):
+            check_run_frame(system, f"system {label!r}")
+    for m in risk:
+        if m.USES_BASELINE and hasattr(m.baseline, "columns"):
+            check_run_frame(m.baseline, f"the baseline run of {m!r}")
 
 
 def _check_named_baselines(risk: list[RiskMeasure], names: list[str], named: bool) -> None:

@@ -12,7 +12,7 @@ import os
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Literal
 
-from ..core import HURT_COLUMNS, check_alpha, check_int, topic_hurt
+from ..core import HURT_COLUMNS, check_alpha, check_int, check_run_frame, topic_hurt
 from ._riskeval import resolve_system_index
 
 if TYPE_CHECKING:
@@ -47,6 +47,8 @@ def _from_runs(runs: Mapping[str, Any], qrels: Any, measures: list[Any]) -> dict
         raise TypeError(f"hurt_topics: qrels must be a DataFrame or a qrels file, got {type(qrels).__name__}")
     qrels = read_qrels(qrels) if isinstance(qrels, (str, os.PathLike)) else qrels
     frames = {str(n): read_run(r) if isinstance(r, (str, os.PathLike)) else r for n, r in runs.items()}
+    for name, frame in frames.items():  # the run policy of read_run, for frames (and the wrong kind)
+        check_run_frame(frame, f"hurt_topics: run {name!r}")
     topics = qrels_topics(qrels["qid"])
     for name, frame in frames.items():  # the topic policy's warnings, as Experiment gives them
         have = set(frame["qid"].astype(str))
@@ -138,6 +140,7 @@ def hurt_topics(
     alpha: float = 0.0,
     se: Literal["parametric", "jackknife"] = "parametric",
     top: int | None = None,
+    sd: Literal["sample", "population"] = "sample",
 ) -> pd.DataFrame:
     r"""The topics each system hurts against a baseline, most-hurt first (Wang et al. 2012; Dinçer 2014).
 
@@ -159,7 +162,9 @@ def hurt_topics(
             * a systems × topics DataFrame (index: system names; one measure, named by ``measures``);
             * the ``perquery=True`` table of :func:`pyterrier_risk.Experiment` (``name``, ``qid``,
               ``measure``, ``value``): every ordinary measure in it, or those in ``measures``.
-        baseline: the baseline system, by name or row index; it must be one of ``systems``.
+        baseline: the baseline system, by name or row index; it must be one of ``systems``. An int
+            is a name when the systems are named by ints and one is that int, else a position; an
+            int that is both (the name of one system, the position of another) is refused.
         qrels: qrels DataFrame or file (with runs).
         measures: measure(s), names or ir_measures objects (``'nDCG@20'``).
         topics: query texts: a topics DataFrame (``qid``, ``query``), ``{qid: text}`` or a topics file
@@ -167,10 +172,13 @@ def hurt_topics(
         alpha: risk-sensitivity of :math:`T_{R_i}`/:math:`T_{J_i}` (``alpha >= 0``).
         se: TRisk's standard error, ``'parametric'`` or ``'jackknife'``.
         top: keep the ``top`` most-hurt topics of each (system, measure) block (None: all).
+        sd: the standard deviation of :math:`T_{R_i}`/:math:`T_{J_i}` and their p-values:
+            ``'sample'`` (divisor c − 1, the default) or ``'population'`` (c, as rmit-ir/trisk);
+            :func:`pyterrier_risk.trisk`'s ``sd``.
 
     Returns:
-        A DataFrame with columns ``system``, ``measure``, ``qid``, (``query``,) then
-        :data:`pyterrier_risk.core.HURT_COLUMNS`.
+        A DataFrame with columns ``name`` (the system, as in ``pt.Experiment``; ``system`` up to
+        version 0.2), ``measure``, ``qid``, (``query``,) then :data:`pyterrier_risk.core.HURT_COLUMNS`.
 
     Raises:
         ValueError: fewer than two systems, a system name listed twice, an unknown baseline, fewer
@@ -193,22 +201,23 @@ def hurt_topics(
         if len(names) < 2:
             raise ValueError(f"hurt_topics: at least two systems are needed (one is the baseline), "
                              f"got {names}")
-        row = resolve_system_index(baseline, names, "baseline")
+        given = list(systems) if isinstance(systems, Mapping) else list(matrix.index)  # ints stay ints
+        row = resolve_system_index(baseline, given, "baseline")  # an int may be a name
         for i, name in enumerate(names):
             if i == row:
                 continue
             try:
-                hurt = topic_hurt(matrix.iloc[i], matrix.iloc[row], alpha, se=se)
+                hurt = topic_hurt(matrix.iloc[i], matrix.iloc[row], alpha, se=se, sd=sd)
             except ValueError as e:
                 raise ValueError(f"hurt_topics: {name} against {names[row]} ({label}): {e}") from None
             hurt = hurt.head(top) if top is not None else hurt
-            blocks.append(hurt.reset_index().assign(system=name, measure=label))
+            blocks.append(hurt.reset_index().assign(name=name, measure=label))
     out = pd.concat(blocks, ignore_index=True)
     out["qid"] = out["qid"].astype(str)
-    front = ["system", "measure", "qid"]
+    front = ["name", "measure", "qid"]
     if queries is not None:
         out["query"] = [queries.get(q, "") for q in out["qid"]]
         front.append("query")
-    order = {n: k for k, n in enumerate(dict.fromkeys(out["system"]))}
-    out = out.sort_values("system", key=lambda s: s.map(order), kind="stable").reset_index(drop=True)
+    order = {n: k for k, n in enumerate(dict.fromkeys(out["name"]))}
+    out = out.sort_values("name", key=lambda s: s.map(order), kind="stable").reset_index(drop=True)
     return out[[*front, *HURT_COLUMNS]]

@@ -257,8 +257,8 @@ def averages(tables: Tables, options: TableOptions, dataframe: bool) -> Any:
     table = pd.DataFrame(rows, columns=columns)
     if options.correction is not None and options.baseline is not None and tables.ordinary:
         _insert_corrections(table, tables, options)
-    for col, values in risk.items():
-        table[col] = values
+    if risk:  # all at once: a column at a time fragments the frame (pandas' PerformanceWarning)
+        table = pd.concat([table, pd.DataFrame(risk, index=table.index)], axis=1)
     if options.highlight in ("bold", "color", "colour"):
         return _highlighted(table, options.highlight)
     return table
@@ -269,13 +269,12 @@ def per_query(tables: Tables, round_: Rounding, dataframe: bool) -> Any:
     """``pt.Experiment``'s long per-query table of the ordinary measures, then the risk components."""
     import pandas as pd
 
-    ordinary = set(tables.ordinary)
-    rows = [
-        (tables.names[i], qid, m, v)
+    rows = [  # the measures in the tables' order (not the dicts': ir_measures' set order, see _order.py)
+        (tables.names[i], qid, m, row[m])
         for i, values in tables.per_query.items()
         for qid, row in values.items()
-        for m, v in row.items()
-        if m in ordinary
+        for m in tables.ordinary
+        if m in row
     ]
     frames = [pd.DataFrame(rows, columns=["name", "qid", "measure", "value"])] if rows else []
     for result in tables.risk:

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ..core import DEFAULT_NULL, NULLS
+from ..core import DEFAULT_NULL, MAX_RESAMPLES, NULLS, check_int
 from ..measures import AGGREGATE_BASELINES, RiskMeasure, baseline_topic_scores
 from ._render import RiskResult, Tables
 
@@ -32,7 +32,7 @@ __all__ = ["RISK_TESTS", "TOPIC_SDS", "Baseline", "RiskTest", "check_risk_measur
 
 #: the tests of TRisk's p-value
 RISK_TESTS = ("t", "randomization")
-#: the standard deviations of the per-topic p-values (``topic_p_values(sd=...)``)
+#: the standard deviation conventions of TRisk, T_R and T_J (``trisk(sd=...)``)
 TOPIC_SDS = ("sample", "population")
 
 
@@ -58,9 +58,9 @@ class RiskTest:
         topic_correction: with ``topic_p_values``, also correct them for multiple testing across
             the topics of each system (a :func:`pyterrier_risk.core.adjust_p_values` method), as
             ``"... p-value corrected"`` rows; None: no such rows.
-        topic_sd: the standard deviation :math:`s_x` of the per-topic p-values: ``'sample'``
-            (divides by c − 1, this package's ``T_R``) or ``'population'`` (divides by c, as
-            rmit-ir/trisk; :func:`pyterrier_risk.core.topic_p_values`'s ``sd``).
+        topic_sd: the standard deviation :math:`s_x` of TRisk, ``T_R``, ``T_J`` and their p-values
+            alike: ``'sample'`` (divides by c − 1) or ``'population'`` (divides by c, as
+            rmit-ir/trisk; :func:`pyterrier_risk.core.trisk`'s ``sd``).
     """
 
     test: str = "t"
@@ -82,10 +82,11 @@ class RiskTest:
         n = self.n_resamples
         if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
             raise ValueError(f"the number of resamples must be a positive integer, got {n!r}")
+        check_int(n, "the number of resamples", maximum=MAX_RESAMPLES)  # before anything is evaluated
         if isinstance(self.seed, bool) or not isinstance(self.seed, (int, np.integer)) or self.seed < 0:
             raise ValueError(f"the seed must be an integer >= 0, got {self.seed!r}")
         if self.topic_sd not in TOPIC_SDS:
-            raise ValueError(f"unknown topic_sd {self.topic_sd!r} (Experiment's risk_sd, eval's --topic-sd): "
+            raise ValueError(f"unknown topic_sd {self.topic_sd!r} (Experiment's risk_sd, the CLI's --sd): "
                              "use 'sample' or 'population' (divide by c - 1, this package's T_R, or by c, "
                              "rmit-ir/trisk's)")
 
@@ -98,20 +99,43 @@ class RiskTest:
                 f"{self.n_resamples} sign flips, seed {self.seed})")
 
 
-def resolve_system_index(ref: Any, names: list[str], what: str) -> int:
+def _is_int(value: Any) -> bool:
+    return isinstance(value, (int, np.integer)) and not isinstance(value, bool)
+
+
+def resolve_system_index(ref: Any, names: list[Any], what: str) -> int:
     """The index of a listed system given by name or index.
+
+    A string is a name (compared with ``str`` of each name). An int is a name when the systems are
+    named by ints and one of them is that int (``{2013: run, 2014: run}``, baseline ``2014``), else
+    a position. An int that names one system and is the position of another is refused as ambiguous,
+    with the two ways to say which.
+
+    Args:
+        ref: the name or index.
+        names: the systems' names as given (ints stay ints).
+        what: how to name ``ref`` in messages.
 
     Raises:
         TypeError: ``ref`` is neither a name nor an int.
-        ValueError: an unknown name or an index out of range.
+        ValueError: an unknown name, an index out of range, or an ambiguous int.
     """
     if isinstance(ref, bool) or not isinstance(ref, (int, np.integer, str)):
         raise TypeError(f"{what} must be a system name or index, got {ref!r}")
     if isinstance(ref, str):
-        if ref not in names:
-            raise ValueError(f"unknown {what} {ref!r}: the listed systems are {names}")
-        return names.index(ref)
-    if not 0 <= int(ref) < len(names):
+        text = [str(n) for n in names]
+        if ref not in text:
+            raise ValueError(f"unknown {what} {ref!r}: the listed systems are {text}")
+        return text.index(ref)
+    named = [i for i, n in enumerate(names) if _is_int(n) and n == ref]
+    in_range = 0 <= int(ref) < len(names)
+    if named and in_range and named[0] != int(ref):
+        raise ValueError(f"{what} {int(ref)} is ambiguous: it names system {names[named[0]]!r} and is the "
+                         f"position of system {names[int(ref)]!r}; give the name as a string "
+                         f"({str(names[named[0]])!r} or {str(names[int(ref)])!r})")
+    if named:
+        return named[0]
+    if not in_range:
         raise ValueError(f"{what} index {ref} out of range: there are {len(names)} systems")
     return int(ref)
 
@@ -151,8 +175,8 @@ def _resolve_baseline(m: RiskMeasure, names: list[str], default: int | None) -> 
         return Baseline(row=default)
     if isinstance(ref, (int, np.integer)) and not isinstance(ref, bool):
         return Baseline(row=resolve_system_index(ref, names, f"baseline of {m!r}"))
-    if isinstance(ref, str) and ref in names:
-        return Baseline(row=names.index(ref))
+    if isinstance(ref, str) and ref in [str(n) for n in names]:
+        return Baseline(row=resolve_system_index(ref, names, f"baseline of {m!r}"))
     if isinstance(ref, str) and ref in AGGREGATE_BASELINES:
         pool = m.params.get("pool")
         who = f"pool of {m!r}"
@@ -285,7 +309,7 @@ def _evaluate_trisk(
         if i == base_row:  # a system against itself: no risk, no test
             vals[n] = pvals[n] = np.nan
             continue
-        res = trisk(matrix.loc[n], b, m.alpha, se=m.params.get("se", "parametric"))
+        res = trisk(matrix.loc[n], b, m.alpha, se=m.params.get("se", "parametric"), sd=test.topic_sd)
         vals[n], pvals[n] = res.trisk, res.p_value
         if test.test == "randomization":
             pvals[n] = randomization_test(matrix.loc[n].to_numpy(dtype=float), b.to_numpy(dtype=float),
@@ -295,7 +319,7 @@ def _evaluate_trisk(
         per_topic["T_J"].loc[n] = _in_topic_order(res.t_j, topic_list)
         if test.topic_p_values:
             for which in ("t_r", "t_j"):
-                p = _in_topic_order(topic_p_values(res, which=which, sd=test.topic_sd),  # type: ignore[arg-type]
+                p = _in_topic_order(topic_p_values(res, which=which),  # type: ignore[arg-type]
                                     topic_list)
                 per_topic[f"{which.upper()} p-value"].loc[n] = p
                 if test.topic_correction:

@@ -24,6 +24,7 @@ from typing import Any
 
 import numpy as np
 
+from ._lightgbm_params import LAMBDARANK_DEFAULTS as _LAMBDARANK_DEFAULTS
 from ._ndcg import discounts, inverse_max_dcg, ndcg_at, query_of_rows, sigmoid_table, stable_desc_order
 from ._options import check_count, check_flag, lightgbm_bool
 from .objectives import (
@@ -39,12 +40,6 @@ from .objectives import (
 __all__ = ["ALPHA_MAX", "KINDS", "RiskObjective", "check_objective_options", "objective"]
 
 KINDS = objective_names()  # the built-in objectives (objective_names() also lists registered ones)
-_LAMBDARANK_DEFAULTS: dict[str, Any] = {
-    "sigmoid": 1.0,
-    "lambdarank_truncation_level": 30,
-    "lambdarank_norm": True,
-    "label_gain": None,  # LightGBM default: 2^i - 1, i = 0..30
-}
 _UNSET: Any = object()
 # below this many rows the per-round work is a few ms and thread start-up costs more than it saves
 _PARALLEL_MIN_ROWS = 50_000

@@ -7,12 +7,16 @@ nothing else in ir_measures. All five wrap a base measure the same way (:class:`
 
 from .._lazy import lazy_exports
 from ._breakeven import BreakEven
+from ._gdeval import ERR_gdeval, GdevalGainsWarning, nDCG_gdeval
 from ._risk import GeoRisk, RiskMeasure, TRisk, URisk, ZRisk
 from ._ue import UE
 from ._wrapped import MeasureNameError, WrappedMeasure, parse_measure
 
 __all__ = [
     "BreakEven",
+    "ERR_gdeval",
+    "GdevalGainsWarning",
+    "nDCG_gdeval",
     "GeoRisk",
     "RiskMeasure",
     "TRisk",
@@ -35,5 +39,6 @@ _INTERNAL = {
     "topic_matrices": "_topics",
     "topic_matrix": "_topics",
     "trec_measures": "_wrapped",
+    "gdeval_gains": "_gdeval",
 }
 __getattr__, _ = lazy_exports(__name__, _INTERNAL)

@@ -151,7 +151,7 @@ def check_gdeval(measures: Sequence[Measure], qrels: pd.DataFrame) -> None:
         ValueError: naming the measure and the topic or label.
     """
     served = [m for m in evaluated_bases(measures)
-              if m.NAME == "ERR" or (m.NAME == "nDCG" and m.params.get("dcg") == "exp-log2")]
+              if m.NAME in ("ERR", "ERR_gdeval") or (m.NAME == "nDCG" and m.params.get("dcg") == "exp-log2")]
     if not served or not len(qrels):
         return
     qid, label = _columns(qrels)

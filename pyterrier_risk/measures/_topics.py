@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from ..core import qrels_topics, warn_extra, warn_missing
+from ..core import check_run_frame, qrels_topics, warn_extra, warn_missing
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -28,10 +28,15 @@ def topic_scores(measure: Measure, qrels: pd.DataFrame, run: pd.DataFrame, who: 
         A float Series indexed by the qrels topics (str, first-seen order); a topic without results
         scores 0 (with a :class:`TopicPolicyWarning` giving the count), topics absent from the
         qrels are ignored (also with a warning).
+
+    Raises:
+        ValueError: the run policy (:func:`pyterrier_risk.core.check_run_frame`): a NaN score or a
+            (topic, document) pair listed twice.
     """
     import ir_measures
     import pandas as pd
 
+    check_run_frame(run, who)
     topics = qrels_topics(qrels["query_id"])
     topic_set = set(topics)
     run_topics = set(run["query_id"].astype(str)) if len(run) else set()
@@ -86,8 +91,8 @@ def topic_matrices(
     topic block by topic block (ir_measures' own conversion of a DataFrame makes a named tuple per
     row). A topic with no result gets the measure's ``DEFAULT`` from ir_measures (0 for all of its
     measures), a topic absent from the qrels 0, and results for topics outside ``qids``/the qrels
-    are not evaluated. A frame that lists a (qid, docno) pair twice (which :func:`read_run` refuses)
-    is handed to ir_measures as the DataFrame itself, as :func:`topic_scores` does.
+    are not evaluated. A run is held to the run policy of :func:`read_run`
+    (:func:`pyterrier_risk.core.check_run_frame`: no NaN score, no (qid, docno) pair twice).
 
     Args:
         runs: result frames (``qid``, ``docno``, ``score``) by system name.
@@ -101,6 +106,7 @@ def topic_matrices(
         order), one column per topic.
 
     Raises:
+        ValueError: a run breaks the run policy (named by its key in ``runs``).
         ValueError, TypeError, KeyError: from ir_measures (an unsupported measure, say);
         ``subprocess.CalledProcessError`` when ``gdeval.pl`` fails. Which measure failed is not
         said: evaluate them one at a time (:func:`topic_matrix`) to name it.
@@ -118,6 +124,8 @@ def topic_matrices(
     values = {m: np.zeros((len(runs), len(topics))) for m in measures}
     if runs and wanted:
         evaluator = ir_measures.evaluator(measures, qrels_in if unique else _irm_qrels(qrels))
+        for name in runs:  # every run checked before any is evaluated
+            check_run_frame(runs[name], f"run {name!r}")
         for i, frame in enumerate(_progress(runs.values(), progress)):
             for m, qid, value in _evaluate_run(evaluator, measures, frame, wanted):
                 values[m][i, position[qid]] = value
@@ -128,14 +136,10 @@ def topic_matrices(
 def _evaluate_run(
     evaluator: Any, measures: list[Measure], frame: pd.DataFrame, wanted: set[str]
 ) -> Iterator[tuple[Measure, str, float]]:
-    """``(measure, qid, value)`` of one run for the ``wanted`` topics (the evaluator's per-topic values)."""
+    """``(measure, qid, value)`` of one run (checked: no pair twice) for the ``wanted`` topics."""
     if not len(frame):
         return
-    run, unique = _nested(frame["qid"], frame["docno"], frame["score"], wanted)
-    if not unique:  # as ir_measures reads the frame itself (a dict would keep one of the two)
-        run = frame[["qid", "docno", "score"]].rename(columns={"qid": "query_id", "docno": "doc_id"})
-        run = run.assign(query_id=run["query_id"].astype(str), doc_id=run["doc_id"].astype(str))
-        run = run[run["query_id"].isin(wanted)]
+    run, _ = _nested(frame["qid"], frame["docno"], frame["score"], wanted)
     if not len(run):  # results only for other topics: every wanted topic has no result
         for m in measures:
             for qid in wanted:

@@ -149,9 +149,10 @@ class _UE(WrappedMeasure):
         import numpy as np
         import pandas as pd
 
-        from ..core import ue
+        from ..core import check_run_frame, ue
 
         self.validate_params()
+        check_run_frame(run, f"the run evaluated by {self!r}")  # the run policy: a dict would keep one of two
         base = self.base
         # dict-of-dict input spares ir_measures a per-row namedtuple conversion (same values)
         qrels_dd = _dict_of_dict(qrels["query_id"], qrels["doc_id"], qrels["relevance"])

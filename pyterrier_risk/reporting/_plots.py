@@ -10,7 +10,8 @@
 
 matplotlib is imported inside each function and figures are built with :class:`matplotlib.figure.Figure`
 directly (no ``pyplot`` state, no GUI backend), so the functions work in headless processes and threads.
-Each returns the Figure and, when ``path`` is given, also saves it as a PNG.
+Each returns the Figure and, when ``path`` is given, also saves it as a PNG (written to a temporary name
+and renamed when complete: an error or Ctrl-C leaves the previous file).
 """
 
 from __future__ import annotations
@@ -23,6 +24,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
+
+from ..data import atomic_write
 
 if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.figure import Figure
@@ -44,7 +47,8 @@ def _finish(fig: Figure, path: str | os.PathLike | None, dpi: int = 120) -> Figu
         path = Path(path)
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
-            fig.savefig(path, format="png", dpi=dpi)
+            with atomic_write(path, "wb", encoding=None) as f:  # whole or not at all
+                fig.savefig(f, format="png", dpi=dpi)
         except OSError as e:
             raise OSError(e.errno, f"cannot write plot to {path}: {e.strerror or e}") from e
     return fig
@@ -118,11 +122,15 @@ def plot_risk_gain(points: pd.DataFrame, *, curve: str = "name", x: str = "risk"
     For each curve whose first point (the gain-only model, α = 0 in a learner's α sweep) has
     Gain > 0 and Risk > 0, with ``α* = Gain/Risk`` (:func:`pyterrier_risk.break_even_alpha`):
 
-    * the break-even line: the dotted segment from that point to the origin (URisk = 0 at α* all along);
-    * the α range [0, α*] of the gain-only model, named in the legend, and the curve's points with
-      ``label <= α*`` (the paper's interesting trade-offs) ringed;
+    * the break-even line: the dotted grey segment from that point to the origin (URisk = 0 at α* all
+      along), its legend entry naming the model and its α*; curves that start at the same model (one
+      learner's α sweeps) share it, drawn once;
+    * the curve's points with ``label <= α*`` (the paper's interesting trade-offs) ringed;
     * the near-optimal hull: the dashed segment from the curve's point with the largest ``label <= α*``
-      to the origin (for a single point, the break-even line itself).
+      to the origin (for a single point, the break-even line itself); hulls that end at the same point
+      are one black dashed line naming every curve.
+
+    The legend sits right of the axes, off the data.
 
     Args:
         points: one row per point, with columns ``curve``, ``x``, ``y`` and optionally ``label``
@@ -147,7 +155,7 @@ def plot_risk_gain(points: pd.DataFrame, *, curve: str = "name", x: str = "risk"
         raise ValueError(f"points: missing column(s) {needed}; has {list(points.columns)}")
     if points.empty:
         raise ValueError("points: no rows to plot")
-    fig = _new_figure(6.0, 4.5)
+    fig = _new_figure(7.6, 4.5)
     ax = fig.add_subplot()
     drawn = []
     for name, group in points.groupby(curve, sort=False):
@@ -161,42 +169,73 @@ def plot_risk_gain(points: pd.DataFrame, *, curve: str = "name", x: str = "risk"
             for _, row in group.iterrows():
                 ax.annotate(f"{row[label]:g}" if isinstance(row[label], (int, float)) else str(row[label]),
                             (row[x], row[y]), textcoords="offset points", xytext=(4, 4), fontsize=7)
-    if hull and sum(_near_optimal_hull(ax, line, group, x, y, label) for line, group in drawn):
-        ax.plot([], [], ":", color="grey", linewidth=1.0, label="break-even: coin flips with the baseline")
+    if hull:
+        _hulls(ax, drawn, x, y, label)
     ax.axhline(0.0, color="grey", linewidth=0.8, linestyle=":")
     ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel)
     default = f"Risk–gain trade-off (labels: {label})" if label else "Risk–gain trade-off"
     ax.set_title(_wrap(title or default), fontsize=10)
     ax.grid(True, alpha=0.3)
-    ax.legend(fontsize=7, loc="best")
+    ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.02, 1.0), borderaxespad=0.0)  # off the data
     return _finish(fig, path)
 
 
-def _near_optimal_hull(ax: Any, line: Any, group: pd.DataFrame, x: str, y: str, label: str | None) -> bool:
-    """The break-even line, the α range [0, Gain/Risk] and the near-optimal hull of one curve (2012 §5.7).
+def _hulls(ax: Any, drawn: list[tuple[Any, pd.DataFrame]], x: str, y: str, label: str | None) -> None:
+    """Each curve's break-even line and near-optimal hull (2012 §5.7), a segment shared by curves drawn once.
 
-    Returns whether the break-even line was drawn.
+    Curves of one learner's α sweep share their first point (the α = 0 model), hence its break-even
+    line and α range: these are drawn once, their legend entry naming the model whose α* it is. Two
+    hulls that end at the same point are one dashed line naming both curves.
     """
     from ..core import gain_risk_ratio
 
-    risk, gain = float(group[x].iloc[0]), float(group[y].iloc[0])
-    a_star = gain_risk_ratio(gain, risk)
-    if not (math.isfinite(a_star) and a_star > 0):  # no loss, no gain, or a loss on average: no hull
-        return False
-    colour, name = line.get_color(), line.get_label()
-    ax.plot([0.0, risk], [0.0, gain], ":", color=colour, linewidth=1.0)  # coin flips of the gain-only model
-    line.set_label(f"{name} (α ∈ [0, {a_star:.3g}])")
-    if not (label and len(group) > 1 and pd.api.types.is_numeric_dtype(group[label])):
-        return True  # a single model: its hull is the break-even line
+    breakeven: dict[tuple[float, float], list[Any]] = {}  # the first model's point -> its text, curves
+    hulls: dict[tuple[float, float], list[tuple[str, Any]]] = {}
+    for line, group in drawn:
+        risk, gain = float(group[x].iloc[0]), float(group[y].iloc[0])
+        a_star = gain_risk_ratio(gain, risk)
+        if not (math.isfinite(a_star) and a_star > 0):  # no loss, no gain, or a loss on average: no hull
+            continue
+        start = float(group[label].iloc[0]) if _numeric_label(group, label) else math.nan
+        first = f"the {label} = {start:g} model of " if math.isfinite(start) else ""
+        breakeven.setdefault((risk, gain), [first]).append((line.get_label(), line.get_color()))
+        end = _hull_end(group, x, y, label, a_star)
+        if end is not None:
+            inside = group[group[label].to_numpy(float) <= a_star]
+            ax.plot(inside[x].to_numpy(float), inside[y].to_numpy(float), "o", markersize=9,
+                    color=line.get_color(), markerfacecolor="none", linewidth=0)
+            hulls.setdefault(end, []).append((line.get_label(), line.get_color()))
+    for (risk, gain), (first, *curves) in breakeven.items():
+        a_star = gain_risk_ratio(gain, risk)
+        names = ", ".join(n for n, _ in curves)
+        same = hulls.pop((risk, gain), None)  # the hull ends at the first model: it is this very line
+        hull_text = f"; the near-optimal hull of {', '.join(n for n, _ in same)}" if same else ""
+        ax.plot([0.0, risk], [0.0, gain], ":", color=curves[0][1] if len(curves) == 1 else "grey",
+                linewidth=1.2, label=_wrap(f"break-even (coin flips with the baseline) of {first}{names}: "
+                                           f"α* = {a_star:.3g}{hull_text}", 45))
+    for (end_x, end_y), curves in hulls.items():
+        styles = dict(color=curves[0][1]) if len(curves) == 1 else dict(color="black")
+        ax.plot([0.0, end_x], [0.0, end_y], "--", linewidth=1.2, **styles,
+                label=_wrap(f"near-optimal hull ({', '.join(n for n, _ in curves)})", 45))
+
+
+def _numeric_label(group: pd.DataFrame, label: str | None) -> bool:
+    return bool(label) and pd.api.types.is_numeric_dtype(group[label])
+
+
+def _hull_end(group: pd.DataFrame, x: str, y: str, label: str | None,
+              a_star: float) -> tuple[float, float] | None:
+    """Where a curve's near-optimal hull ends: its point with the largest ``label <= α*`` (None: no hull).
+
+    The points inside are ringed; a single model's hull is its break-even line (None here).
+    """
+    if not (len(group) > 1 and _numeric_label(group, label)):
+        return None
     inside = group[group[label].to_numpy(float) <= a_star]
-    if len(inside):
-        ax.plot(inside[x].to_numpy(float), inside[y].to_numpy(float), "o", markersize=9, color=colour,
-                markerfacecolor="none", linewidth=0)
-        end_x, end_y = float(inside[x].iloc[-1]), float(inside[y].iloc[-1])
-        ax.plot([0.0, end_x], [0.0, end_y], "--", color=colour, linewidth=1.2,
-                label=f"near-optimal hull ({name})")
-    return True
+    if not len(inside):
+        return None
+    return float(inside[x].iloc[-1]), float(inside[y].iloc[-1])
 
 
 def helped_hurt_counts(scores: Any, baseline: Any, *, bin_width: float = 0.1,
@@ -395,7 +434,7 @@ def plot_topic_tj(t_j: Any, *, threshold: float = 2.0, path: str | os.PathLike |
         ncols: panels per row.
 
     Returns:
-        The matplotlib Figure.
+        The matplotlib Figure: every panel on one y scale (the largest ``|T_J|``), topics on the x axis.
     """
     panels = _named_series(t_j, "t_j")
     n = len(panels)
@@ -403,7 +442,8 @@ def plot_topic_tj(t_j: Any, *, threshold: float = 2.0, path: str | os.PathLike |
     nrows = math.ceil(n / ncols)
     n_topics = max(len(s) for s in panels.values())
     fig = _new_figure(ncols * max(4.5, min(8.0, 0.06 * n_topics + 2.5)), 2.8 * nrows + 0.5)
-    axes = fig.subplots(nrows, ncols, squeeze=False)
+    axes = fig.subplots(nrows, ncols, squeeze=False, sharey=True)  # one scale: panels compare at a glance
+    top = max([threshold, *(float(np.max(np.abs(s.to_numpy(float)))) for s in panels.values() if len(s))])
     for ax, (name, s) in zip(axes.flat, panels.items(), strict=False):
         v = s.to_numpy(float)
         colors = np.where(v <= -threshold, "tab:red", np.where(v >= threshold, "tab:green", "tab:grey"))
@@ -414,9 +454,9 @@ def plot_topic_tj(t_j: Any, *, threshold: float = 2.0, path: str | os.PathLike |
         step = max(1, len(v) // 25)
         ax.set_xticks(np.arange(0, len(v), step))
         ax.set_xticklabels([str(t) for t in s.index[::step]], rotation=90, fontsize=6)
-        lim = 1.2 * max(threshold, float(np.max(np.abs(v))) if len(v) else 0.0)
-        ax.set_ylim(-lim, lim)
+        ax.set_ylim(-1.2 * top, 1.2 * top)
         ax.set_ylabel("$T_J$")
+        ax.set_xlabel(f"topic ({len(v)})", fontsize=8)
         if name:
             ax.set_title(_wrap(name, 60), fontsize=9)
         losses, wins = int(np.sum(v <= -threshold)), int(np.sum(v >= threshold))

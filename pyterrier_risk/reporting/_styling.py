@@ -21,7 +21,9 @@ from ._text import (
     _latex_tabular,
     _markdown_escape,
     _markdown_lines,
+    column_float_format,
     format_cell,
+    is_p_value_column,
     latex_escape,
 )
 
@@ -89,7 +91,8 @@ def csv_layout(frame: pd.DataFrame, layout: str) -> pd.DataFrame:
 
 
 def _is_test_column(column: Hashable) -> bool:
-    return column in _TEST_COLUMNS or column_info(column).suffix in _TEST_SUFFIXES
+    return (column in _TEST_COLUMNS or column_info(column).suffix in _TEST_SUFFIXES
+            or is_p_value_column(column))
 
 
 def _bold_directions(frame: pd.DataFrame, style: TableStyle) -> dict[Hashable, bool]:
@@ -204,7 +207,7 @@ def _float_formats(frame: pd.DataFrame, floatfmt: str) -> dict[Hashable, str]:
     """
     formats = {}
     for column in frame.columns:
-        formats[column] = floatfmt
+        formats[column] = column_float_format(column, floatfmt)
         if column_info(column).suffix in ("+", "-") and pd.api.types.is_float_dtype(frame[column]):
             values = frame[column].dropna()
             if len(values) and (values == values.round()).all():

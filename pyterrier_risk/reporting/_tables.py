@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from ..data import atomic_write
 from ._styling import TableStyle, csv_layout, render_styled
 from ._text import FORMATS, format_cell, latex_escape, table_format, to_csv, to_latex, to_markdown
 
@@ -80,7 +81,8 @@ def write_table(df: pd.DataFrame, path_or_None: str | os.PathLike | None = None,
     Args:
         df: the table (a Series is treated as a one-column table, a pandas ``Styler`` such as
             ``Experiment(..., highlight='bold')`` returns by its data).
-        path_or_None: file to write (parent folders are created); ``None`` only returns the text.
+        path_or_None: file to write (parent folders are created; replaced whole, so that an error or
+            Ctrl-C leaves the previous file); ``None`` only returns the text.
         format: ``'markdown'``, ``'latex'`` or ``'csv'``; ``None`` infers it from the file suffix
             (``.md``, ``.tex``, ``.csv``) and defaults to Markdown.
         index: include the DataFrame index as leading column(s).
@@ -126,7 +128,8 @@ def write_table(df: pd.DataFrame, path_or_None: str | os.PathLike | None = None,
         path = Path(path_or_None)
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(text, encoding="utf-8")
+            with atomic_write(path) as f:
+                f.write(text)
         except OSError as e:
             raise OSError(e.errno, f"cannot write table to {path}: {e.strerror or e}") from e
     return text

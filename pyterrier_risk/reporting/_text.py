@@ -13,7 +13,8 @@ from pathlib import Path
 
 import pandas as pd
 
-__all__ = ["FORMATS", "format_cell", "latex_escape", "table_format", "to_csv", "to_latex", "to_markdown"]
+__all__ = ["FORMATS", "column_float_format", "format_cell", "is_p_value_column", "latex_escape",
+           "table_format", "to_csv", "to_latex", "to_markdown"]
 
 FORMATS = ("markdown", "latex", "csv")
 _SUFFIX_FORMAT = {".md": "markdown", ".markdown": "markdown", ".tex": "latex", ".csv": "csv"}
@@ -57,12 +58,42 @@ def table_format(path: str | os.PathLike | None, format: str | None) -> str:
     return format
 
 
+#: from this magnitude on, a fixed-point ``floatfmt`` (``".4f"``) writes a float in scientific notation
+#: (``".4e"``): the fixed-point text of 1e308 has 309 digits. 1e16 is where a float stops holding every
+#: integer, and where measure names switch to scientific notation for α (``measures/_risk.py``).
+SCIENTIFIC_FROM = 1e16
+
+
+def is_p_value_column(column: object) -> bool:
+    """Whether a column holds p-values, by its name (``p_value``, ``X p-value``, ``t_r_p_value``, ...)."""
+    name = str(column).lower()
+    return (name.endswith(("p-value", "p_value", "p-value corrected", "p_adjusted", "pvalue", " p"))
+            or name == "p" or name.startswith("p_"))
+
+
+def column_float_format(column: object, floatfmt: str) -> str:
+    """``floatfmt`` for a column; a p-value column's fixed-point spec is marked ``p:`` (see format_cell)."""
+    return f"p:{floatfmt}" if floatfmt.endswith("f") and is_p_value_column(column) else floatfmt
+
+
+def _tiny_p(x: float) -> str:
+    """A p-value too small for the table's decimals, with one significant digit: ``1e-6``, ``3e-14``."""
+    mantissa, _, exponent = f"{x:.0e}".partition("e")
+    return f"{mantissa}e{int(exponent)}"
+
+
 def format_cell(value: object, floatfmt: str = ".4f") -> str:
     """Render one cell: floats with ``floatfmt``, missing values as empty, everything else with ``str``.
 
+    A fixed-point ``floatfmt`` (``".4f"``) writes a magnitude of :data:`SCIENTIFIC_FROM` or more with the
+    same number of decimals in scientific notation (``-1.0000e+300``). Small magnitudes keep the fixed
+    form (``0.0000``): that is the rounding asked for.
+
     Args:
         value: the cell value.
-        floatfmt: a format spec for floating-point numbers (e.g. ``".4f"``, ``".3g"``).
+        floatfmt: a format spec for floating-point numbers (e.g. ``".4f"``, ``".3g"``). A spec marked
+            ``p:`` (``"p:.4f"``) formats a p-value: one that the decimals would show as 0 (``0.0000``)
+            prints with one significant digit instead (``1e-6``).
 
     Returns:
         The cell text.
@@ -77,6 +108,12 @@ def format_cell(value: object, floatfmt: str = ".4f") -> str:
         x = float(value)
         if math.isnan(x):
             return ""
+        if floatfmt.startswith("p:"):
+            floatfmt = floatfmt[2:]
+            if 0 < x and float(format(x, floatfmt)) == 0:
+                return _tiny_p(x)
+        if abs(x) >= SCIENTIFIC_FROM and math.isfinite(x) and floatfmt.endswith(("f", "F")):
+            return format(x, floatfmt[:-1] + "e")
         return format(x, floatfmt)
     try:
         if pd.isna(value):  # pd.NA, NaT
@@ -90,7 +127,9 @@ def _rows(df: pd.DataFrame, index: bool, floatfmt: str) -> tuple[list[str], list
     """Header, body cells and a per-column "is numeric" flag (numeric columns are right-aligned)."""
     frame = df.reset_index() if index else df
     header = [str(c) for c in frame.columns]
-    body = [[format_cell(v, floatfmt) for v in row] for row in frame.itertuples(index=False, name=None)]
+    formats = [column_float_format(c, floatfmt) for c in frame.columns]
+    body = [[format_cell(v, f) for v, f in zip(row, formats, strict=True)]
+            for row in frame.itertuples(index=False, name=None)]
     return header, body, _numeric_flags(frame)
 
 

@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ..data import raised_by_interrupt
 from ._settings import BASELINE, FEATURE_DEPTH, Study, StudyError
 
 # Graded relevance codes that are not gains. Cranfield's codes run from 1 (complete answer) to 4 (minimum
@@ -141,21 +142,98 @@ def relevance_labels(dataset: str, qrels: pd.DataFrame) -> tuple[pd.DataFrame, s
     return qrels.assign(label=qrels["label"].clip(lower=0).astype(int)), note
 
 
+@contextlib.contextmanager
+def index_lock(path: Path) -> Iterator[None]:
+    """Hold an exclusive lock on the index at ``path`` across processes (waits for another holder).
+
+    Two studies may share one cache folder: the index is built, and each scorer's data written into it
+    (PISA writes those when a retriever is made), by one process at a time. The lock is ``flock`` on
+    ``<path>.lock`` beside the index (the file stays; the kernel releases the lock when the process ends).
+    """
+    import fcntl
+
+    with open(path.parent / f"{path.name}.lock", "a") as lock:
+        fcntl.flock(lock.fileno(), fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(lock.fileno(), fcntl.LOCK_UN)
+
+
+class _Feed:
+    """The corpus as PISA's indexer reads it: counted, and with the error that stopped it kept.
+
+    pyterrier-pisa reads the documents in a thread of its own and takes an error there for the end of
+    the corpus: without this, a failing corpus would give a silently truncated index.
+    """
+
+    def __init__(self, docs: Any) -> None:
+        self.docs, self.count, self.finished, self.error = docs, 0, False, None
+
+    def __iter__(self) -> Iterator[Any]:
+        try:
+            for doc in self.docs:
+                yield doc
+                self.count += 1
+        except BaseException as e:
+            self.error = e
+            raise
+        self.finished = True
+
+    def check(self, path: Path) -> None:
+        """Raise what stopped the corpus before its end (``KeyboardInterrupt`` for Ctrl-C)."""
+        if self.finished:
+            return
+        if self.error is not None and raised_by_interrupt(self.error):
+            raise KeyboardInterrupt from None
+        reason = f"{type(self.error).__name__}: {self.error}" if self.error else "PISA stopped reading it"
+        raise StudyError(f"indexing {path.name} stopped after {self.count} documents ({reason})")
+
+
+def _build_into_place(ds: Any, path: Path, log_path: Path, threads: int) -> None:
+    """Index the corpus, with every study scorer's data, in a new folder, then rename it to ``path``.
+
+    Called with :func:`index_lock` held, so any unfinished ``.building`` folder left beside ``path``
+    is from a process that died: it is removed. An error or Ctrl-C removes this one's.
+    """
+    import shutil
+
+    from pyterrier_pisa import PisaIndex
+
+    for stale in path.parent.glob(f".{path.name}.*.building"):
+        shutil.rmtree(stale, ignore_errors=True)
+    tmp = path.parent / f".{path.name}.{os.getpid()}.building"
+    try:
+        index = PisaIndex(str(tmp), threads=threads, overwrite=True)
+        with _quiet_native_output(log_path), warnings.catch_warnings():
+            # PISA indexes every str field when text_field is not given, which is what the demo wants
+            warnings.filterwarnings("ignore", message="text_field not specified", category=UserWarning)
+            feed = _Feed(ds.get_corpus_iter(verbose=False))
+            index.index(iter(feed))
+            feed.check(path)
+            pisa_systems(index)  # writes each scorer's data now, before the index can be seen
+        if path.exists():  # an unfinished index (no pt_meta.json) from before this lock existed
+            shutil.rmtree(path)
+        os.replace(tmp, path)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+
+
 def build_index(ds: Any, path: Path, log_path: Path, threads: int = 2) -> Any:
-    """Index the corpus with pyterrier-pisa into ``path`` (reused when already built)."""
+    """Index the corpus with pyterrier-pisa into ``path`` (reused when already built).
+
+    Safe when several processes share ``path``: the first builds it under :func:`index_lock` in a
+    temporary folder that is renamed into place when complete; the others wait and reuse it.
+    """
     try:
         from pyterrier_pisa import PisaIndex
     except ModuleNotFoundError as e:
         raise StudyError("the demo needs pyterrier-pisa: pip install 'pyterrier-risk[pisa]'") from e
-    index = PisaIndex(str(path), threads=threads)
-    if index.built():
-        return index
-    index = PisaIndex(str(path), threads=threads, overwrite=True)
-    with _quiet_native_output(log_path), warnings.catch_warnings():
-        # PISA indexes every str field when text_field is not given, which is what the demo wants
-        warnings.filterwarnings("ignore", message="text_field not specified", category=UserWarning)
-        index.index(ds.get_corpus_iter(verbose=False))
-    return index
+    with index_lock(path):
+        if not PisaIndex(str(path), threads=threads).built():
+            _build_into_place(ds, path, log_path, threads)
+    return PisaIndex(str(path), threads=threads)
 
 
 def pisa_systems(index: Any, quick: bool = False, num_results: int = FEATURE_DEPTH) -> dict[str, Any]:
@@ -253,8 +331,9 @@ def retrieve(study: Study, out: Path, log: Callable[[str], None] = print) -> Col
     index = build_index(ds, index_path, cache / "pisa.log")
     log(f"  {index.num_docs()} documents, {index.num_terms()} terms ({time.perf_counter() - t0:.1f}s)")
     results: dict[str, pd.DataFrame] = {}
-    with _quiet_native_output(cache / "pisa.log"):  # PISA builds scorer data when a retriever is made
-        systems = pisa_systems(index, quick=study.quick)
+    with _quiet_native_output(cache / "pisa.log"):
+        with index_lock(index_path):  # PISA writes a scorer's missing data when a retriever is made
+            systems = pisa_systems(index, quick=study.quick)
         for name, system in systems.items():
             results[name] = system(topics)
     log(f"retrieved with {len(systems)} PISA systems: {', '.join(systems)}")

@@ -61,8 +61,9 @@ class StudyTables:
         kendall: the share of topics per Kendall-distance bin (:func:`kendall_bins`).
         kendall_trend: the paired trend test per objective (:func:`kendall_trend`).
         kendall_distance: topics × re-rankers of the Kendall distance (:func:`kendall_distances`).
-        sensitivity: the PISA systems' URisk ranks under each baseline (from :attr:`baselines`).
-        baselines: the :func:`pyterrier_risk.baseline_sensitivity` analysis of the PISA systems (not a table).
+        sensitivity: every run's URisk rank under each baseline (from :attr:`baselines`).
+        baselines: the :func:`pyterrier_risk.baseline_sensitivity` analysis of every run against the PISA
+            systems and MEAN/MEDIAN/MAX (:func:`baseline_study`; not a table).
     """
 
     trade: pd.DataFrame
@@ -276,8 +277,12 @@ def kendall_trend(distances: pd.DataFrame, study: Study) -> pd.DataFrame:
 
 
 def baseline_study(matrix: pd.DataFrame, pisa: Sequence[str], alpha: float) -> Any:
-    """:func:`pyterrier_risk.baseline_sensitivity` of the PISA systems at ``alpha`` (ECIR 2014)."""
-    return baseline_sensitivity(matrix.loc[list(pisa)], alpha=alpha, seed=0)
+    """:func:`pyterrier_risk.baseline_sensitivity` of every run at ``alpha`` (ECIR 2014).
+
+    Every run is ranked, the re-rankers the demo is about among them; the run baselines are the PISA
+    systems (the first stages one would choose as a baseline), then the MEAN, MEDIAN and MAX of all runs.
+    """
+    return baseline_sensitivity(matrix, alpha=alpha, baselines=list(pisa), seed=0)
 
 
 def study_tables(ev: Evaluation, results: dict[str, pd.DataFrame], topics: pd.DataFrame, study: Study,
@@ -307,4 +312,4 @@ def study_tables(ev: Evaluation, results: dict[str, pd.DataFrame], topics: pd.Da
         break_even=breakeven_table(ev, risk, baseline), kendall=kendall_bins(results, study, baseline),
         kendall_trend=kendall_trend(distances, study),
         kendall_distance=distances.rename_axis(index="qid").reset_index(),
-        sensitivity=sens.ranks.loc[list(pisa)].rename_axis(index="system").reset_index(), baselines=sens)
+        sensitivity=sens.ranks.rename_axis(index="name").reset_index(), baselines=sens)

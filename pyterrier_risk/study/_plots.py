@@ -150,12 +150,12 @@ def make_plots(ev: Evaluation, tables: StudyTables, study: Study, pisa: Sequence
     plots = plot_against_baseline(matrix, baseline, plots_dir, measure=primary, alphas=study.alphas,
                                   groups={"": study.compared_runs()}, curves=_curves(study), titles=titles)
     labels = {r.name: f"{r.label}\nα={r.alpha:g}" for r in study.rerankers()}  # two short lines per bar
-    bars = tables.kendall.assign(run=tables.kendall["run"].map(labels)).set_index("run")
+    bars = tables.kendall.assign(name=tables.kendall["name"].map(labels)).set_index("name")
     plots["kendall"] = plots_dir / "kendall.png"
     plot_rank_distance(bars.rename_axis("re-ranker"), path=plots["kendall"],
                        title=f"Kendall distance of each re-ranker's top {study.depth} from {baseline}'s")
     plots["baselines_pca"] = plots_dir / "baselines_pca.png"
     plot_baselines_pca(tables.baselines, path=plots["baselines_pca"],
-                       title=f"The {len(pisa)} PISA systems × {matrix.shape[1]} topics (squares: "
+                       title=f"The {len(matrix)} runs × {matrix.shape[1]} topics (squares: "
                              "virtual baselines)")
     return plots

@@ -11,6 +11,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ..data import atomic_write
 from ..learning import get_objective
 from ..reporting import write_table
 from ._evaluate import Evaluation, StudyTables
@@ -59,8 +60,8 @@ def short_query(text: str, width: int = QUERY_WIDTH) -> str:
 
 def _hurt_view(hurt: pd.DataFrame, baseline: str, measure: str, top: int = HURT_TOP) -> pd.DataFrame:
     """The ``top`` most-hurt topics of each run, with their query cut between words, for the report."""
-    view = hurt.groupby("system", sort=False).head(top)
-    return pd.DataFrame({"run": view["system"], "qid": view["qid"], "query": view["query"].map(short_query),
+    view = hurt.groupby("name", sort=False).head(top)
+    return pd.DataFrame({"name": view["name"], "qid": view["qid"], "query": view["query"].map(short_query),
                          baseline: view["baseline"], measure: view["value"], "difference": view["difference"],
                          "relative": view["relative"], "T_J": view["t_j"],
                          "p(T_J)": view["t_j_p_value"].map(_p_text)})
@@ -75,7 +76,7 @@ def _hurt_text(hurt: pd.DataFrame, baseline: str, alpha: float) -> str:
     """Per run: topics lost, lost by more than 20%, and with T_J <= −2 (a significant loss at about 5%)."""
     parts = []
     counts = {}
-    for name, rows in hurt.groupby("system", sort=False):
+    for name, rows in hurt.groupby("name", sort=False):
         lost = int((rows["difference"] < 0).sum())
         gt20 = int(rows["loss_gt20"].sum())
         sig = int((rows["t_j"] <= -2).sum())  # the T_J plot's red bars
@@ -159,6 +160,23 @@ def _sensitivity_text(sens: Any, level: float = 0.05) -> str:
     return " ".join(parts)
 
 
+def _georisk_note(tables: Any, n_pisa: int) -> str:
+    """Why LambdaMART's GeoRisk at α = 0 differs between the trade table and the table of all runs.
+
+    GeoRisk scores a run against the runs it is computed among: the trade table's among the PISA
+    systems and that model, this one's among every run. Both numbers are printed, as the tables show them.
+    """
+    trade, multi = tables.trade.set_index("α"), tables.multi.set_index("name")
+    column, here = f"{PLAIN} GeoRisk", "GeoRisk α=0"
+    if column not in trade.columns or here not in multi.columns or PLAIN not in multi.index:
+        return ""
+    among_pisa = float(trade[column].iloc[0])
+    among_all = float(multi.loc[PLAIN, here])
+    return (f"\n\nGeoRisk depends on the runs it is computed among: {PLAIN}'s GeoRisk at α = 0 is "
+            f"{among_all:.4f} here, among all {len(multi)} runs, and {among_pisa:.4f} in the trade table "
+            f"above, among the {n_pisa} PISA systems and {PLAIN}.")
+
+
 def _alpha0_text(averages: pd.DataFrame, folds: pd.DataFrame, t_measure: Any, measure: Any,
                  baseline: str) -> str:
     """The honest comparison of LambdaMART (α = 0) with the baseline on the mean, with its paired test.
@@ -238,7 +256,7 @@ def _report_fields(ev: Evaluation, tables: StudyTables, study: Study, pisa: Sequ
         "trade_table": md(tables.trade), "findings": _findings(tables.trade, study, measure),
         "effectiveness_table": md(tables.effectiveness),
         "risk_table": md(tables.risk),
-        "multi_table": md(tables.multi),
+        "multi_table": md(tables.multi) + _georisk_note(tables, len(pisa)),
         **_analysis_fields(tables, tables.baselines, study, measure, baseline, md),
     }
 
@@ -258,7 +276,7 @@ def _analysis_fields(tables: StudyTables, sens: Any, study: Study, measure: Any,
             **{"Wilcoxon p": tables.kendall_trend["Wilcoxon p"].map(_p_text)})),
         "kendall_text": _kendall_text(tables.kendall_trend, baseline), "trend_from": f"{lo:g}",
         "trend_to": f"{hi:g}", "sensitivity_text": _sensitivity_text(sens),
-        "ranks_table": md(tables.sensitivity.set_index("system").map(
+        "ranks_table": md(tables.sensitivity.set_index("name").map(
             lambda r: f"{r:g}" if np.isfinite(r) else "").reset_index()),
     }
 
@@ -287,7 +305,8 @@ def write_report(out: Path, study: Study, ev: Evaluation, tables: StudyTables, p
     text = render_report(_report_fields(ev, tables, study, pisa, n_docs, labels))
     report = out / "report.md"
     try:
-        report.write_text(text, encoding="utf-8")
+        with atomic_write(report) as f:
+            f.write(text)
     except OSError as e:
         raise StudyError(f"cannot write the report {report}: {e.strerror or e}") from e
     return report

@@ -12,6 +12,7 @@ import keyword
 from types import MappingProxyType
 from typing import Any
 
+from .._lightgbm_params import RESERVED_OPTIONS  # the driver's and LightGBM's: not an objective's
 from ._base import BASELINE_KINDS, Objective, Option
 
 __all__ = ["get_objective", "objective_names", "objectives", "option_readers", "register_objective"]
@@ -19,11 +20,6 @@ __all__ = ["get_objective", "objective_names", "objectives", "option_readers", "
 _BUILTIN_MODULES = ("_lambdarank", "_urisk", "_tsaro", "_tfaro", "_tfaro_star", "_georisk")
 _REGISTRY: dict[str, type[Objective]] = {}
 _LOADED: list[bool] = []
-# options of the objective driver (RiskObjective) and of LightGBM: an objective may not declare them
-RESERVED_OPTIONS = frozenset({
-    "kind", "alpha", "baseline", "baselines", "cutoff", "num_threads", "record_ndcg",
-    "sigmoid", "lambdarank_truncation_level", "lambdarank_norm", "label_gain",
-})  # fmt: skip
 
 
 def _load_builtins() -> None:
