@@ -51,18 +51,15 @@ class TaskStore:
         return result
 
     def put(self, key: str, result: dict[str, Any]) -> None:
-        """Keep ``result``; with a folder, write it atomically (a temporary name, then ``os.replace``)."""
+        """Keep ``result``; with a folder, write it atomically (``atomic_write``: whole, or not at all)."""
         self.memory[key] = result
         if self.folder is None:
             return
+        from ..data import atomic_write
+
         self.folder.mkdir(parents=True, exist_ok=True)
-        target = self.folder / f"{key}.pkl"
-        temp = target.with_name(f".{key}.{os.getpid()}.tmp")
-        try:
-            temp.write_bytes(pickle.dumps(result, protocol=pickle.HIGHEST_PROTOCOL))
-            os.replace(temp, target)
-        finally:
-            temp.unlink(missing_ok=True)
+        with atomic_write(self.folder / f"{key}.pkl", "wb") as fh:
+            fh.write(pickle.dumps(result, protocol=pickle.HIGHEST_PROTOCOL))
 
 
 def _done(store: TaskStore, task: LearnTask, future: Future, advance: Callable[[], None]) -> None:

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -107,15 +106,21 @@ class RiskStudyResult:
         return write_study(self, Path(out), format=format, decimals=decimals)
 
 
-def _atomic(path: Path, write: Callable[[Path], None]) -> Path:
-    """Call ``write`` on a temporary name next to ``path``, then move it into place."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    temp = path.with_name(f".{path.stem}.{os.getpid()}.tmp{path.suffix}")
-    try:
-        write(temp)
-        os.replace(temp, path)
-    finally:
-        temp.unlink(missing_ok=True)
+def _write_text(path: Path, text: str) -> Path:
+    from ..data import atomic_write
+
+    with atomic_write(path) as fh:
+        fh.write(text)
+    return path
+
+
+def _write_csv(path: Path, frame: pd.DataFrame, header: str | None = None) -> Path:
+    from ..data import atomic_write
+
+    with atomic_write(path, newline="") as fh:
+        if header:
+            fh.write(header + "\n")
+        frame.to_csv(fh, index=False)
     return path
 
 
@@ -124,46 +129,33 @@ def run_name(objective: str, alpha: float, seed: int) -> str:
     return f"{objective}_a{alpha:g}_s{seed}"
 
 
-def _csv(frame: pd.DataFrame, header: str | None = None) -> Callable[[Path], None]:
-    def write(path: Path) -> None:
-        with open(path, "w", encoding="utf-8", newline="") as fh:
-            if header:
-                fh.write(header + "\n")
-            frame.to_csv(fh, index=False)
-
-    return write
-
-
-def _text(text: str) -> Callable[[Path], None]:
-    return lambda path: path.write_text(text, encoding="utf-8")
-
-
 def _tables_text(result: Any, fmt: str, decimals: int) -> str:
     """The learner table, the convergence table and the Kendall bins, as the command prints them."""
     return result.tables().render(fmt, floatfmt=f".{decimals}f")
 
 
 def write_study(result: Any, out: Path, *, format: str = "markdown", decimals: int = 4) -> list[Path]:
-    """Write a study's files into ``out`` (see :meth:`RiskStudyResult.write`)."""
+    """Write a study's files into ``out`` (see :meth:`RiskStudyResult.write`), each with ``atomic_write``."""
     from .. import __version__
     from ..data import write_qrels, write_run
 
     if format not in ("markdown", "latex", "csv"):
         raise StudyError(f"format must be markdown, latex or csv, got {format!r}")
-    written = [_atomic(out / "per_query.csv", _csv(result.per_query, PER_QUERY_HEADER))]
+    (out / "runs").mkdir(parents=True, exist_ok=True)
+    written = [_write_csv(out / "per_query.csv", result.per_query, PER_QUERY_HEADER)]
     for name in ("curves", "kendall", "models"):
-        written.append(_atomic(out / f"{name}.csv", _csv(getattr(result, name))))
-    for (objective, alpha, seed), run in result.runs.items():
-        tag = run_name(objective, alpha, seed)
-        written.append(_atomic(out / "runs" / f"{tag}.run", lambda p, r=run, t=tag: write_run(r, p, t)))
-    for name, run in result.baseline_runs.items():
-        written.append(_atomic(out / "runs" / f"{name}.run", lambda p, r=run, t=name: write_run(r, p, t)))
-    written.append(_atomic(out / "qrels.txt", lambda p: write_qrels(result.qrels, p)))
+        written.append(_write_csv(out / f"{name}.csv", getattr(result, name)))
+    runs = {run_name(*key): run for key, run in result.runs.items()} | dict(result.baseline_runs)
+    for tag, run in runs.items():
+        write_run(run, out / "runs" / f"{tag}.run", tag)
+        written.append(out / "runs" / f"{tag}.run")
+    write_qrels(result.qrels, out / "qrels.txt")
+    written.append(out / "qrels.txt")
     suffix = {"markdown": "md", "latex": "tex", "csv": "csv"}[format]
-    written.append(_atomic(out / f"tables.{suffix}", _text(_tables_text(result, format, decimals))))
+    written.append(_write_text(out / f"tables.{suffix}", _tables_text(result, format, decimals)))
     if result.single is not None:
-        written.append(_atomic(out / "risk_gain.png", lambda p: result.plot(p)))
+        result.plot(out / "risk_gain.png")
+        written.append(out / "risk_gain.png")
     settings = {**result.settings.describe(), "version": __version__, "measure": "NDCG@10, gains 2^label - 1"}
-    written.append(_atomic(out / "settings.json", _text(json.dumps(settings, indent=2, default=str) + "\n")))
+    written.append(_write_text(out / "settings.json", json.dumps(settings, indent=2, default=str) + "\n"))
     return written
-

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from ..core import check_alpha, check_int
-from ..learning import get_objective
+from ..learning import THREAD_ALIASES, get_objective
 from ._settings import StudyError, risk_objectives
 
 __all__ = [
@@ -39,7 +39,7 @@ CUTOFF = 10  # NDCG@10: the objectives' cutoff, early stopping's metric and the 
 #: LightGBM parameters the study sets itself (and their aliases), with the option that sets them
 _STUDY_PARAMS = {
     **dict.fromkeys(("seed", "random_seed", "random_state"), "--seeds"),
-    **dict.fromkeys(("num_threads", "num_thread", "nthread", "nthreads", "n_jobs"), "--threads"),
+    **dict.fromkeys(THREAD_ALIASES, "--threads"),
     "deterministic": "always true",
     "force_row_wise": "always true",
     "verbosity": "always -1",
