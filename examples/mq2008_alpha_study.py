@@ -1,9 +1,9 @@
 """Does a larger α keep U-CRO closer to its baseline, and converge faster? (Wang et al. 2012, §5.8-5.9)
 
 Trains U-CRO (``RiskLambdaMART('urisk')``, baseline = the BM25 feature of LETOR 4.0 MQ2008) at several
-α with the same seed and LightGBM parameters on each fold, with the fold's validation queries as the
-validation set (no early stopping: every model gets ``--rounds`` trees), and asks two questions of
-the 2012 paper:
+α with the same seed and LightGBM parameters on each fold with ``ptr.risk_study`` (the engine of
+``pyterrier-risk learn``: every core, resumable), recording the validation curve (no early stopping:
+every model gets ``--rounds`` trees), and asks two questions of the 2012 paper:
 
 * §5.9, how far: each test query's documents ranked by the model and by the BM25 feature,
   ``ptr.rank_distance`` per query (normalised Kendall distance) and its 10-bin distribution per α
@@ -17,9 +17,8 @@ the 2012 paper:
   NDCG@10 that every α of the fold and seed reaches (the paper, MSLR: 0.42 in 25.4 vs 33.4 rounds),
   and to reach the best value. Paired Wilcoxon tests over the fold x seed models of each α against α = 0.
 
-LightGBM's validation NDCG scores a query without relevant documents 1; such queries are left out of
-the validation set here (they only shift the curve), so the curve is the mean NDCG@10 (gains
-2^label - 1) over the validation queries with a relevant document.
+The curve is the mean NDCG@10 (gains 2^label - 1) over the validation queries with a relevant
+document (LightGBM scores the others 1; the study takes them out of its curves).
 
     python examples/mq2008_alpha_study.py --quick     # fold 1, seed 1, 30 trees (< 1 minute)
     python examples/mq2008_alpha_study.py             # 5 folds x 3 seeds, alpha 0 1 5 10, 100 trees
@@ -33,7 +32,7 @@ from __future__ import annotations
 
 import argparse
 import os
-import time
+import tempfile
 from pathlib import Path
 
 import numpy as np
@@ -41,55 +40,37 @@ import pandas as pd
 from scipy import stats
 
 import pyterrier_risk as ptr
-from pyterrier_risk.data import BM25_FEATURE, MQ2008Fold, mq2008_fold
+from pyterrier_risk.data import BM25_FEATURE
 
 DATA = Path(
     os.environ.get("PYTERRIER_RISK_DATA", Path(__file__).resolve().parents[1].parent / "shared" / "data")
 )
-LIGHTGBM = {  # as examples/mq2008_risk_study.py
-    "learning_rate": 0.05,
-    "num_leaves": 15,
-    "min_data_in_leaf": 50,
-    "feature_fraction": 0.8,
-    "num_threads": 1,
-    "deterministic": True,
-    "force_row_wise": True,
-}
+# as examples/mq2008_risk_study.py; the study sets num_threads=1, deterministic and force_row_wise
+LIGHTGBM = {"learning_rate": 0.05, "num_leaves": 15, "min_data_in_leaf": 50, "feature_fraction": 0.8}
 FRACTION = 0.95
 
 
-def judged_only(frame: pd.DataFrame) -> pd.DataFrame:
-    """The rows of the queries with at least one relevant document."""
-    keep = frame.groupby("qid")["label"].transform("max") > 0
-    return frame[keep]
+def train(args: argparse.Namespace) -> tuple[list[dict], pd.DataFrame, pd.DataFrame]:
+    """U-CRO at every α > 0 and LambdaMART (α = 0: the same model) on every fold and seed.
 
-
-def fit_fold(k: int, args: argparse.Namespace) -> tuple[list[dict], list[pd.DataFrame], pd.DataFrame]:
-    """Fit every (seed, α) on fold ``k``: validation curves, test rankings, and the BM25 ranking."""
-    fold = mq2008_fold(k, DATA / "letor4-mq2008")
-    train, valid = MQ2008Fold.candidates(fold.train), judged_only(fold.valid)
-    test = MQ2008Fold.candidates(fold.test)
-    bm25 = test[["qid", "docno"]].assign(score=np.stack(test["features"].to_numpy())[:, BM25_FEATURE])
-    curves, runs = [], []
-    for seed in args.seeds:
-        for alpha in args.alphas:
-            model = ptr.RiskLambdaMART(
-                "urisk", alpha=alpha, baseline=BM25_FEATURE, num_boost_round=args.rounds,
-                early_stopping_rounds=None, verbose=False, seed=seed, **LIGHTGBM,
-            )  # fmt: skip
-            model.fit(
-                train, MQ2008Fold.qrels(fold.train), MQ2008Fold.candidates(valid), MQ2008Fold.qrels(valid)
-            )
-            curves.append(
-                {"fold": k, "seed": seed, "alpha": alpha, "curve": ptr.learning.validation_curve(model)}
-            )
-            run = model.transform(test)[["qid", "docno", "score"]]
-            runs.append(run.assign(fold=k, seed=seed, alpha=alpha))
-        print(
-            f"fold {k}, seed {seed}: {len(args.alphas)} models ({time.perf_counter() - args.t0:.0f} s)",
-            flush=True,
-        )
-    return curves, runs, bm25.assign(fold=k)
+    With ``ptr.risk_study`` (every core; ``<out>_study/`` keeps the finished models for a rerun).
+    Returns the validation curves, the test rankings (with fold, seed, alpha) and the BM25 ranking.
+    """
+    data = DATA / "letor4-mq2008"
+    if args.quick:  # LETOR's Fold1 folder alone: fold 1 (train S1-S3, validation S4, test S5)
+        data = Path(tempfile.mkdtemp()) / "mq2008-fold1"
+        data.mkdir()
+        (data / "Fold1").symlink_to(DATA / "letor4-mq2008" / "Fold1")
+    result = ptr.risk_study(
+        data, baseline=BM25_FEATURE + 1, objectives=["urisk"], alphas=[a for a in args.alphas if a > 0],
+        seeds=args.seeds, rounds=args.rounds, params=LIGHTGBM, progress=False,
+        out=args.out.with_name(args.out.stem + "_study"),
+    )  # fmt: skip
+    groups = result.curves.groupby(["fold", "alpha", "seed"], sort=False)
+    curves = [{"fold": fold, "seed": seed, "alpha": alpha, "curve": g["vali_ndcg"].to_numpy()}
+              for (fold, alpha, seed), g in groups]  # rows in round order
+    runs = [run.assign(seed=seed, alpha=alpha) for (_, alpha, seed), run in result.runs.items()]
+    return curves, pd.concat(runs, ignore_index=True), result.baseline_runs[f"F{BM25_FEATURE + 1}"]
 
 
 def pooled(frame: pd.DataFrame) -> pd.DataFrame:
@@ -186,7 +167,6 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     ap.add_argument("--alphas", type=float, nargs="+", default=[0.0, 1.0, 5.0, 10.0])
     ap.add_argument("--pair", type=float, nargs=2, default=[1.0, 10.0], help="the two α of the Wilcoxon test")
     ap.add_argument("--seeds", type=int, nargs="+", default=[1, 2, 3])
-    ap.add_argument("--folds", type=int, nargs="+", default=[1, 2, 3, 4, 5])
     ap.add_argument("--rounds", type=int, default=100)
     ap.add_argument("--quick", action="store_true", help="fold 1, seed 1, 30 trees: a smoke test")
     ap.add_argument("--out", type=Path, default=Path.cwd() / "mq2008_alpha_study.csv")
@@ -194,26 +174,20 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     ap.add_argument("--plots", type=Path, help="write rank_distance.png and convergence.png to this folder")
     args = ap.parse_args(argv)
     if args.quick:
-        args.folds, args.seeds, args.rounds = [1], [1], 30
+        args.seeds, args.rounds = [1], 30
     args.alphas = sorted(set(args.alphas))
     if 0.0 not in args.alphas or not set(args.pair) <= set(args.alphas):
         ap.error("--alphas must include 0 (convergence is compared with it) and both --pair values")
-    args.t0 = time.perf_counter()
     return args
 
 
 def main(argv: list[str] | None = None) -> None:
     args = parse_args(argv)
-    import numba
-
-    numba.set_num_threads(1)  # the objective's kernels: one thread, like LightGBM
-    fitted = [fit_fold(k, args) for k in args.folds]
-    curves = [c for f in fitted for c in f[0]]
-    runs, bm25 = pd.concat([r for f in fitted for r in f[1]]), pd.concat([f[2] for f in fitted])
+    curves, runs, bm25 = train(args)
     table, bins = distances(runs, bm25, args.seeds)
     tests = trend_tests(table, tuple(args.pair))
     models, summary = convergence(curves, args.alphas)
-    name = f"{len(args.folds)} fold(s) x {len(args.seeds)} seed(s), {args.rounds} trees"
+    name = f"{len({c['fold'] for c in curves})} fold(s) x {len(args.seeds)} seed(s), {args.rounds} trees"
     print(
         f"\n## Distance to the BM25 ranking per alpha ({name}; rows: fraction of the seed x query rankings)\n"
     )

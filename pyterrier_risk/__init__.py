@@ -103,6 +103,9 @@ _EXPORTS: dict[str, str] = {
     "plot_rank_distance": "reporting",
     "plot_baselines_pca": "reporting",
     "plot_baseline_ranks": "reporting",
+    # learning studies
+    "risk_study": "study",
+    "RiskStudyResult": "study",
 }
 
 __all__ = ["__version__", *_EXPORTS]

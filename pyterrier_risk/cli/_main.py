@@ -43,13 +43,14 @@ def _parser() -> tuple[argparse.ArgumentParser, dict[str, tuple[argparse.Argumen
     from ._baselines import add_baselines_arguments
     from ._demo import add_demo_arguments
     from ._distance import add_distance_arguments
+    from ._learn import add_learn_arguments
     from ._topics import add_topics_arguments
 
     parser = _Parser(
         prog=_PROG, description="Risk-sensitive evaluation for PyTerrier: URisk, TRisk, ZRisk, GeoRisk.")
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     sub = parser.add_subparsers(dest="command", required=True,
-                                metavar="{demo,eval,topics,baselines,distance}")
+                                metavar="{demo,eval,topics,baselines,distance,learn}")
 
     demo = sub.add_parser(
         "demo", help="run a complete risk-sensitive study on an ir_datasets collection (PISA + LambdaMART)",
@@ -80,6 +81,12 @@ def _parser() -> tuple[argparse.ArgumentParser, dict[str, tuple[argparse.Argumen
                     "baseline's over the documents both retrieved (Wang et al., SIGIR 2012, §5.9): the "
                     "share of the topics in 10 bins and the mean (Figure 5), or --perquery. Runs may come "
                     "anywhere on the line.")
+    learn = sub.add_parser(
+        "learn", help="a risk-sensitive learning study on LETOR folds: every objective, α and seed against "
+                      "LambdaMART (the papers' learner tables)",
+        description="Train every objective at every α and seed on every LETOR fold against plain LambdaMART "
+                    "of the same seed, on every core or a Dask cluster; print the papers' learner tables.")
+    add_learn_arguments(learn)
     return parser, {"eval": (ev, add_eval_arguments(ev)), "topics": (topics, add_topics_arguments(topics)),
                     "baselines": (bl, add_baselines_arguments(bl)),
                     "distance": (dist, add_distance_arguments(dist))}
@@ -140,6 +147,10 @@ def _run(args: argparse.Namespace) -> int:
         from ._distance import run_distance
 
         return run_distance(args)
+    if args.command == "learn":
+        from ._learn import run_learn
+
+        return run_learn(args)
     from ._eval import run_eval
 
     return run_eval(args)

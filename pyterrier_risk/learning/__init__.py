@@ -25,5 +25,7 @@ _EXPORTS = {
     "rounds_to_reach": "_convergence",
     "validation_curve": "_convergence",
 }
+# helpers the other layers use (they import a layer through its package, never its private modules)
+_INTERNAL = {"THREAD_ALIASES": "_lightgbm_params"}
 __all__ = list(_EXPORTS)
-__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
+__getattr__, __dir__ = lazy_exports(__name__, {**_EXPORTS, **_INTERNAL})

@@ -14,6 +14,10 @@
 * plots: :func:`plot_against_baseline` (shared with ``pyterrier-risk eval --plots``), :func:`make_plots`;
 * report: :func:`write_report`; :func:`run_study` returns a :class:`StudyResult`.
 
+:func:`risk_study` is the learner's study on LETOR folds (``pyterrier-risk learn``): every objective at
+every α and seed on every fold against plain LambdaMART, on a process pool or a Dask cluster; it returns
+a :class:`RiskStudyResult` (settings: :class:`LearnSettings`).
+
 A problem the user can fix raises :class:`StudyError` (a ``ValueError``) with a one-line message.
 """
 
@@ -61,6 +65,14 @@ _EXPORTS = {
     "rerank": "_run",
     "run_study": "_run",
     "write_runs": "_run",
+    "DEFAULT_LEARN_ALPHAS": "_learn_settings",
+    "DEFAULT_LEARN_ROUNDS": "_learn_settings",
+    "EVAL_ALPHA": "_learn_settings",
+    "Baseline": "_learn_settings",
+    "LearnSettings": "_learn_settings",
+    "parse_param": "_learn_settings",
+    "RiskStudyResult": "_learn_result",
+    "risk_study": "_learn",
     "LearnerTables": "_learn_tables",
     "convergence_table": "_learn_tables",
     "kendall_bins_table": "_learn_tables",

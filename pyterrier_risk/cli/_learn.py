@@ -1,0 +1,91 @@
+"""``pyterrier-risk learn``: a risk-sensitive learning study on LETOR folds (``ptr.risk_study``).
+
+Every objective at every α and seed on every fold, against plain LambdaMART of the same seed; prints the
+papers' learner tables (Dinçer et al. 2016 Table 7, convergence and Kendall distance per α, Wang et al.
+2012) in ``eval``'s conventions (``--format``, ``--round``) and, with ``--out``, writes the per-query
+values, one TREC run per model, the qrels, the tables and the risk–gain plot. docs/learn.md shows it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+from ._args import check_decimals, integer, number
+from ._common import CLIError
+
+__all__ = ["add_learn_arguments", "run_learn"]
+
+
+def add_learn_arguments(parser: argparse.ArgumentParser) -> None:
+    """Add the ``learn`` options (data, baselines, objectives, the grid, LightGBM, execution, output)."""
+    from ..study import DEFAULT_LEARN_ALPHAS, DEFAULT_LEARN_ROUNDS, EVAL_ALPHA
+
+    add = parser.add_argument
+    add("data", metavar="DATA", help="a folder of Fold1..FoldK/{train,vali,test}.txt or of LETOR 4.0 "
+                                     "partitions S1..SK (plain or compressed), or one LETOR file with "
+                                     "--folds K")
+    add("--baseline", metavar="F|RUN", help="the single baseline (U-CRO, T-SARO, T-FARO; the table's single "
+                                            "half): a feature number from 1 (e.g. BM25's), or a TREC run")
+    add("--baselines", nargs="+", action="extend", default=[], metavar="F|RUN",
+        help="the multiple baselines (T*-FARO, GeoRisk; the table's macro half): feature numbers or TREC "
+             "runs matched by qid and LETOR docid")
+    add("--objective", nargs="+", action="extend", metavar="NAME",
+        help="registered objectives (default: every one whose baselines are given)")
+    add("--import", dest="imports", action="append", default=[], metavar="MODULE",
+        help="import a module first (in every worker too): user objectives register themselves")
+    add("--alpha", nargs="+", action="extend", type=number, metavar="A",
+        help=f"risk sensitivities α >= 0 (default {' '.join(f'{a:g}' for a in DEFAULT_LEARN_ALPHAS)})")
+    add("--seeds", nargs="+", action="extend", type=integer, metavar="S", help="LightGBM seeds (default 1)")
+    add("--rounds", type=integer, default=DEFAULT_LEARN_ROUNDS, metavar="N",
+        help=f"boosting rounds; with --early-stopping at most (default {DEFAULT_LEARN_ROUNDS})")
+    add("--early-stopping", type=integer, metavar="PATIENCE",
+        help="stop after PATIENCE rounds without a gain in validation NDCG@10 (default: --rounds trees)")
+    add("--param", dest="params", nargs="+", action="extend", default=[], metavar="NAME=VALUE",
+        help="LightGBM parameters, read as LightGBM reads them (true/false, numbers, comma lists)")
+    add("--option", dest="options", nargs="+", action="extend", default=[], metavar="NAME=VALUE",
+        help="objective options (e.g. risk_norm=weighted), for the objectives that have them")
+    add("--folds", type=integer, metavar="K",
+        help="with one LETOR file: split its queries into K folds (>= 3)")
+    add("--split-seed", type=integer, default=0, metavar="S", help="seed of the --folds split (default 0)")
+    add("--eval-alpha", type=number, default=EVAL_ALPHA, metavar="A",
+        help=f"the α of GeoRisk in the table (default {EVAL_ALPHA:g})")
+    add("--threads", type=integer, default=1, metavar="N",
+        help="threads per fit (LightGBM and numba), a study setting (default 1)")
+    add("--workers", type=integer, metavar="N", help="local worker processes (default: cores // --threads)")
+    add("--scheduler", metavar="ADDRESS", help="run the tasks on this Dask scheduler (tcp://host:8786)")
+    add("--out", type=Path, metavar="DIR", help="folder for the task results (resumable), per_query.csv, "
+                                                "runs/, qrels.txt, the tables, the plot and settings.json")
+    add("--format", choices=["markdown", "latex", "csv"], default="markdown", help="table format")
+    add("--round", type=integer, default=4, help="decimals in markdown/latex output, 0 to 20 (default 4)")
+    add("--no-progress", action="store_true", help="no progress bar")
+
+
+def _tables(result: Any, args: Any) -> str:
+    """The learner table, the convergence table and the Kendall bins (``eval``'s formats and widths)."""
+    try:
+        return result.tables().render(args.format, floatfmt=f".{args.round}f")
+    except ValueError as e:  # e.g. a per_query value the tables refuse
+        raise CLIError(str(e)) from None
+
+
+def run_learn(args: Any) -> int:
+    """Run ``pyterrier-risk learn`` with parsed ``args``; a user error raises :class:`CLIError`."""
+    from ..study import DEFAULT_LEARN_ALPHAS, StudyError, risk_study
+
+    check_decimals(args.round)
+    try:
+        result = risk_study(
+            args.data, baseline=args.baseline, baselines=args.baselines, objectives=args.objective,
+            alphas=args.alpha or DEFAULT_LEARN_ALPHAS, seeds=args.seeds or (1,), rounds=args.rounds,
+            early_stopping=args.early_stopping, params=args.params, options=args.options, folds=args.folds,
+            split_seed=args.split_seed, eval_alpha=args.eval_alpha, threads=args.threads,
+            workers=args.workers, scheduler=args.scheduler, out=args.out, imports=args.imports,
+            progress=not args.no_progress, format=args.format, decimals=args.round,
+        )  # fmt: skip
+    except StudyError as e:
+        raise CLIError(str(e)) from None
+    sys.stdout.write(_tables(result, args))
+    return 0

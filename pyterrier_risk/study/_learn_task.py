@@ -1,0 +1,218 @@
+"""One task of a learning study: fit one model on one fold, score its test queries (runs in a worker).
+
+:func:`run_task` is a top-level function of plain data (a :class:`LearnTask`: paths and settings), so
+that a process pool and a Dask cluster run the same code. A worker holds one fold's data at a time
+(:data:`_LOADED`): the tasks of a fold run one after another where the scheduler allows it.
+
+Per test query the task measures NDCG@10 with gains 2^label − 1 (the gains the objectives optimise,
+LightGBM's convention; ``ir_measures``' nDCG with those gains), for the model and for every baseline's
+ranking of the same candidates; a query without a relevant document scores 0.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import resource
+import threading
+import time
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ._learn_settings import CUTOFF, REFERENCE, LearnSettings, import_modules, objective_options
+
+__all__ = ["LearnTask", "TaskFailed", "run_task", "task_key"]
+
+_LOADED: dict[str, Any] = {}  # fold digest -> the fold's frames; one fold at a time
+_LOCK = threading.Lock()  # a Dask worker may run several tasks in threads of one process
+
+
+class TaskFailed(RuntimeError):
+    """A task raised: the message names the task (the worker's error, one line)."""
+
+
+@dataclass(frozen=True)
+class LearnTask:
+    """One model of the study: ``objective`` at ``alpha`` with ``seed`` on fold ``fold`` (plain data)."""
+
+    fold: Any  # a LetorFold: file paths, loaded lazily in the worker
+    fold_digest: str
+    objective: str
+    alpha: float
+    seed: int
+    settings: LearnSettings
+    n_features: int
+    version: str
+
+    @property
+    def name(self) -> str:
+        """``Fold1/urisk/alpha=5/seed=1``: how messages and the progress name the task."""
+        return f"{self.fold.name}/{self.objective}/alpha={self.alpha:g}/seed={self.seed}"
+
+
+def task_key(task: LearnTask) -> str:
+    """The digest of everything the task's results depend on.
+
+    The fold's data (not its path), the model's configuration, the baselines (run files by content)
+    and the package version.
+    """
+    s = task.settings
+    config = {
+        "fold": task.fold_digest, "fold_name": task.fold.name, "objective": task.objective,
+        "alpha": task.alpha, "seed": task.seed, "rounds": s.rounds, "early_stopping": s.early_stopping,
+        "params": [[k, v] for k, v in s.params], "options": objective_options(s, task.objective),
+        "threads": s.threads, "n_features": task.n_features, "version": task.version,
+        "baselines": [[b.name, b.feature, b.digest] for b in s.all_baselines()],
+        "single": s.single,
+    }  # fmt: skip
+    return hashlib.sha256(json.dumps(config, sort_keys=True, default=str).encode()).hexdigest()
+
+
+def _frames(data: Any, baselines: tuple[Any, ...]) -> dict[str, Any]:
+    """A split as a candidates frame (features, baseline columns), its qrels and test-query ids."""
+    from ..data import read_run
+
+    frame = data.to_frame()
+    for b in baselines:
+        if b.feature is not None:
+            frame[f"base:{b.name}"] = data.X[:, b.feature - 1]
+        else:
+            frame[f"base:{b.name}"] = _run_scores(data, read_run(b.run), b.name)
+    return {"candidates": frame.drop(columns=["label"]), "qrels": frame[["qid", "docno", "label"]],
+            "qids": list(dict.fromkeys(frame["qid"]))}
+
+
+def _run_scores(data: Any, run: pd.DataFrame, name: str) -> np.ndarray:
+    from ..data import run_baseline_scores
+
+    return run_baseline_scores(data, run, name=name)
+
+
+def _load_fold(task: LearnTask) -> dict[str, Any]:
+    """The fold's train/vali/test frames, loaded once per fold and worker (the last fold only)."""
+    if task.fold_digest not in _LOADED:
+        _LOADED.clear()  # drop the previous fold before reading the next
+        bases = task.settings.all_baselines()
+        train, vali, test = task.fold.load(task.n_features)
+        _LOADED[task.fold_digest] = {"train": _frames(train, bases), "vali": _frames(vali, bases),
+                                     "test": _frames(test, bases)}
+    return _LOADED[task.fold_digest]
+
+
+def per_query_ndcg(run: pd.DataFrame, qrels: pd.DataFrame, qids: list[str]) -> np.ndarray:
+    """NDCG@10 of each query of ``qids`` (gains 2^label − 1); a query without relevant documents is 0."""
+    import ir_measures
+    from ir_measures import nDCG
+
+    labels = sorted(int(v) for v in qrels["label"].unique())
+    measure = nDCG(gains={lab: 2**lab - 1 for lab in labels}) @ CUTOFF
+    q = qrels.rename(columns={"qid": "query_id", "docno": "doc_id", "label": "relevance"})
+    r = run.rename(columns={"qid": "query_id", "docno": "doc_id"})[["query_id", "doc_id", "score"]]
+    values = {m.query_id: m.value for m in ir_measures.iter_calc([measure], q, r)}
+    return pd.Series(values, dtype=float).reindex(qids).fillna(0.0).to_numpy()
+
+
+def _model(task: LearnTask) -> Any:
+    from ..learning import RiskLambdaMART
+
+    s = task.settings
+    return RiskLambdaMART(
+        task.objective, alpha=task.alpha, baseline=None if s.baseline is None else f"base:{s.baseline.name}",
+        baselines=[f"base:{b.name}" for b in s.baselines] or None, cutoff=CUTOFF, num_boost_round=s.rounds,
+        early_stopping_rounds=s.early_stopping, verbose=False,
+        objective_params=objective_options(s, task.objective), **s.lightgbm(task.seed),
+    )  # fmt: skip
+
+
+def _curve(model: Any, vali: dict[str, Any]) -> np.ndarray:
+    """Validation NDCG@10 after each round, up to the round the model scores with.
+
+    Over the validation queries with a relevant document: LightGBM scores the others 1, taken out here.
+    """
+    from ..learning import validation_curve
+
+    curve = validation_curve(model)
+    best = vali["qrels"].groupby("qid", sort=False)["label"].max()
+    n, judged = len(best), int((best > 0).sum())
+    if judged == 0:
+        return np.full(len(curve), np.nan)
+    return (curve * n - (n - judged)) / judged
+
+
+def _kendall(run: pd.DataFrame, test: dict[str, Any], single: str | None) -> np.ndarray | None:
+    """Per test query, the normalised Kendall distance of the model's ranking from the baseline's."""
+    from ..core import rank_distance
+
+    if single is None:
+        return None
+    cand = test["candidates"]
+    base = cand[["qid", "docno"]].assign(score=cand[f"base:{single}"].to_numpy())
+    with np.errstate(invalid="ignore"):
+        try:
+            distance = rank_distance(run, base)
+        except ValueError:  # every query's candidates tied by the baseline: no distance anywhere
+            return np.full(len(test["qids"]), np.nan)
+    return distance.reindex(test["qids"]).to_numpy(dtype=float)
+
+
+def _reference_extras(task: LearnTask, test: dict[str, Any]) -> dict[str, Any]:
+    """Each baseline's per-query NDCG@10 and test ranking, and the test qrels."""
+    cand = test["candidates"]
+    names = [b.name for b in task.settings.all_baselines()]
+    keys = cand[["qid", "docno"]]
+    bases = {n: per_query_ndcg(keys.assign(score=cand[f"base:{n}"].to_numpy()), test["qrels"], test["qids"])
+             for n in names}  # fmt: skip
+    runs = cand[["qid", "docno", *(f"base:{n}" for n in names)]].reset_index(drop=True)
+    return {"bases": bases, "base_runs": runs, "qrels": test["qrels"].reset_index(drop=True)}
+
+
+def _fit(task: LearnTask, fold: dict[str, Any]) -> Any:
+    import numba
+
+    numba.set_num_threads(min(task.settings.threads, numba.config.NUMBA_NUM_THREADS))
+    model = _model(task)
+    train, vali = fold["train"], fold["vali"]
+    model.fit(train["candidates"], train["qrels"], vali["candidates"], vali["qrels"])
+    return model
+
+
+def run_task(task: LearnTask) -> dict[str, Any]:
+    """Fit the task's model and return its test results (the worker side of a study).
+
+    Returns:
+        ``key``, the task's identity (``fold``, ``objective``, ``alpha``, ``seed``), ``qids``, ``ndcg``
+        (per test query), ``bases`` (name -> per-query NDCG@10 of each baseline), ``kendall`` (per
+        query, or None), ``curve`` (validation NDCG@10 per round), ``run`` (the test ranking),
+        ``sha256`` of the model text, ``best_iteration``, ``seconds`` and ``peak_rss_mb`` (the worker
+        process's peak resident memory so far).
+
+    Raises:
+        TaskFailed: the fit or the data failed; the message names the task.
+    """
+    started = time.perf_counter()
+    try:
+        import_modules(task.settings.imports)
+        with _LOCK:
+            fold = _load_fold(task)
+        model = _fit(task, fold)
+        test = fold["test"]
+        run = model.transform(test["candidates"][["qid", "docno", "features"]])[["qid", "docno", "score"]]
+        text = model.booster_.model_to_string()
+        result = {
+            "fold": task.fold.name, "objective": task.objective, "alpha": task.alpha, "seed": task.seed,
+            "qids": test["qids"], "ndcg": per_query_ndcg(run, test["qrels"], test["qids"]),
+            "kendall": _kendall(run, test, task.settings.single), "curve": _curve(model, fold["vali"]),
+            "run": run.reset_index(drop=True), "sha256": hashlib.sha256(text.encode()).hexdigest(),
+            "best_iteration": int(model.best_iteration_),
+        }  # fmt: skip
+        if task.objective == REFERENCE:  # the fold's baselines and labels, once per fold and seed
+            result.update(_reference_extras(task, test))
+    except Exception as e:  # noqa: BLE001 - any failure is reported by task name
+        message = " ".join(str(e).split()) or type(e).__name__
+        raise TaskFailed(f"task {task.name}: {message}") from None
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # kB on Linux
+    return {**result, "seconds": time.perf_counter() - started, "peak_rss_mb": peak, "pid": os.getpid()}
