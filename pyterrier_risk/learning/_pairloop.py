@@ -24,7 +24,7 @@ import sys
 import threading
 import types
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import numba as nb
 import numpy as np
@@ -32,10 +32,36 @@ import numpy as np
 from ._jit import jit
 from ._ndcg import SIGMOID_BINS
 
-__all__ = ["pair_loop", "scale_rule", "stable_desc_order_parallel"]
+__all__ = ["LambdarankConstants", "pair_loop", "scale_rule", "stable_desc_order_parallel"]
 
 _F32_001 = float(np.float32(0.01))  # LightGBM adds the float literal 0.01f to |Δs|
 _RUN = 16
+
+
+class LambdarankConstants(NamedTuple):
+    """LightGBM's lambdarank constants of a training set, as the pair loop reads them (a numba named tuple).
+
+    Attributes:
+        label_gain: the gain of each label.
+        disc: the rank discounts ``1/log2(2 + i)``.
+        table: the tabulated logistic ``1/(1 + exp(sigmoid·Δs))`` (``SIGMOID_BINS`` bins).
+        sig_min: the table's smallest score difference.
+        sig_max: its largest.
+        sig_factor: bins per unit of score difference.
+        sigmoid: LightGBM's ``sigmoid``.
+        norm: ``lambdarank_norm``.
+        truncation: ``lambdarank_truncation_level``.
+    """
+
+    label_gain: np.ndarray
+    disc: np.ndarray
+    table: np.ndarray
+    sig_min: float
+    sig_max: float
+    sig_factor: float
+    sigmoid: float
+    norm: bool
+    truncation: int
 
 
 @jit(inline="always")
@@ -51,23 +77,23 @@ def _logistic(
 
 
 @jit(inline="always")
-def _pair_lambda(delta: float, delta_score: float, scale_by_score: bool, lr: tuple) -> float:
+def _pair_lambda(delta: float, delta_score: float, scale_by_score: bool, lr: LambdarankConstants) -> float:
     """λ of a pair whose weighted ΔM is ``delta`` (over ``0.01f + |Δs|`` when norm scales by the gap)."""
     if scale_by_score:
         delta = delta / (_F32_001 + abs(delta_score))
-    return _logistic(delta_score, lr[2], lr[3], lr[4], lr[5]) * (-lr[6] * delta)
+    return _logistic(delta_score, lr.table, lr.sig_min, lr.sig_max, lr.sig_factor) * (-lr.sigmoid * delta)
 
 
 @jit(inline="always")
 def _pair_update(
     grad: np.ndarray, hess: np.ndarray, high: int, low: int, delta: float, delta_score: float,
-    scale_by_score: bool, lr: tuple,
+    scale_by_score: bool, lr: LambdarankConstants,
 ) -> float:  # fmt: skip
     """One pair's λ and hessian added to ``grad``/``hess`` (LightGBM's arithmetic); returns λ."""
-    sigmoid = lr[6]
+    sigmoid = lr.sigmoid
     if scale_by_score:
         delta = delta / (_F32_001 + abs(delta_score))
-    p_lambda = _logistic(delta_score, lr[2], lr[3], lr[4], lr[5])
+    p_lambda = _logistic(delta_score, lr.table, lr.sig_min, lr.sig_max, lr.sig_factor)
     p_hessian = p_lambda * (1.0 - p_lambda)
     p_lambda *= -sigmoid * delta
     p_hessian *= sigmoid * sigmoid * delta
@@ -110,13 +136,13 @@ def _scale_by_score(scores: np.ndarray, order: np.ndarray, start: int, cnt: int,
 @jit(inline="always")
 def _swap(
     start: int, i: int, j: int, di: int, dj: int, li: int, lj: int, score_i: float, score_j: float,
-    imd: float, lr: tuple,
+    imd: float, lr: LambdarankConstants,
 ) -> tuple[bool, int, int, float, float]:  # fmt: skip
     """The pair at ranks ``i < j``: (improving, high row, low row, score gap, |ΔNDCG| of the swap).
 
     The high row holds the higher label; the swap improves when j, ranked below i, has it.
     """
-    label_gain, disc = lr[0], lr[1]
+    label_gain, disc = lr.label_gain, lr.disc
     if lj > li:
         return (
             True,
@@ -140,20 +166,21 @@ def _weight(q: int, dm: float, improving: bool, state: tuple) -> float:  # pragm
 
 def _lambdas(
     scores: np.ndarray, labels: np.ndarray, qstart: np.ndarray, order: np.ndarray,
-    inv_max_dcg: np.ndarray, lr: tuple, state: tuple, native_norm: bool,
-) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
+    inv_max_dcg: np.ndarray, lr: LambdarankConstants, state: tuple, native_norm: bool,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:  # fmt: skip
     """LambdaMART gradients and hessians (float32); each pair's ``|ΔM|`` weighted by ``_weight``.
 
-    ``lr``: LightGBM's constants ``(label_gain, disc, sigmoid table, table min, table max, table factor,
-    sigmoid, lambdarank_norm, truncation level)``. ``native_norm``: the normalisation's ``S`` sums the native
-    (unweighted) λs, so the weights act on top of it; otherwise ``S`` sums the weighted λs. With unit
-    weights the two are the same numbers.
+    ``lr``: LightGBM's constants (:class:`LambdarankConstants`). ``native_norm``: the normalisation's
+    ``S`` sums the native (unweighted) λs, so the weights act on top of it; otherwise ``S`` sums the
+    weighted λs. With unit weights the two are the same numbers. The third array holds, per query,
+    the first weighted ``|ΔM′|`` that is not a finite number ≥ 0 (0 where all are), for the driver.
     """
     n = scores.shape[0]
     nq = qstart.shape[0] - 1
     grad = np.zeros(n, dtype=np.float32)
     hess = np.zeros(n, dtype=np.float32)
-    norm, truncation = lr[7], lr[8]
+    bad = np.zeros(nq)  # per query: the first weight that is not a finite number >= 0 (0: none)
+    norm, truncation = lr.norm, lr.truncation
     for q in nb.prange(nq):
         start = qstart[q]
         cnt = qstart[q + 1] - start
@@ -181,24 +208,27 @@ def _lambdas(
                 if native_norm:
                     sum_native -= 2.0 * _pair_lambda(delta, delta_score, scale_by_score, lr)
                 weighted = _weight(q, delta, improving, state)
+                if not 0.0 <= weighted < np.inf and bad[q] == 0.0:  # NaN fails too
+                    bad[q] = weighted
                 sum_lambdas -= 2.0 * _pair_update(
                     grad, hess, high, low, weighted, delta_score, scale_by_score, lr
                 )
         if norm:
             _normalise(grad, hess, start, cnt, sum_native if native_norm else sum_lambdas)
-    return grad, hess
+    return grad, hess, bad
 
 
 def _lambdas_batched(
     scores: np.ndarray, labels: np.ndarray, qstart: np.ndarray, order: np.ndarray,
-    inv_max_dcg: np.ndarray, lr: tuple, state: tuple, native_norm: bool,
-) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
+    inv_max_dcg: np.ndarray, lr: LambdarankConstants, state: tuple, native_norm: bool,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:  # fmt: skip
     """:func:`_lambdas` for a batched rule: a query's pairs are collected, weighted at once, then added."""
     n = scores.shape[0]
     nq = qstart.shape[0] - 1
     grad = np.zeros(n, dtype=np.float32)
     hess = np.zeros(n, dtype=np.float32)
-    norm, truncation = lr[7], lr[8]
+    bad = np.zeros(nq)  # per query: the first weight that is not a finite number >= 0 (0: none)
+    norm, truncation = lr.norm, lr.truncation
     for q in nb.prange(nq):
         start = qstart[q]
         cnt = qstart[q + 1] - start
@@ -237,12 +267,14 @@ def _lambdas_batched(
         _weight(q, fbuf[:cap], fbuf[cap : 2 * cap], m, state)
         sum_lambdas = 0.0
         for k in range(m):
+            if not 0.0 <= fbuf[cap + k] < np.inf and bad[q] == 0.0:
+                bad[q] = fbuf[cap + k]
             sum_lambdas -= 2.0 * _pair_update(
                 grad, hess, ibuf[k], ibuf[cap + k], fbuf[cap + k], fbuf[2 * cap + k], scale_by_score, lr
             )
         if norm:
             _normalise(grad, hess, start, cnt, sum_native if native_norm else sum_lambdas)
-    return grad, hess
+    return grad, hess, bad
 
 
 @jit()
@@ -340,7 +372,8 @@ def pair_loop(rule: Any, *, batched: bool = False, parallel: bool = False) -> An
             compiles about twice as fast).
 
     Returns:
-        ``loop(scores, labels, qstart, order, inv_max_dcg, lr, state, native_norm) -> (grad, hess)``.
+        ``loop(scores, labels, qstart, order, inv_max_dcg, lr, state, native_norm) -> (grad, hess, bad)``
+        (``bad``: per query, the first weight that is not finite and ≥ 0, else 0).
     """
     if not hasattr(rule, "py_func"):
         raise TypeError(f"a pair rule must be a numba.njit function, got {rule!r}")
