@@ -101,13 +101,14 @@ def test_every_builtin_passes_the_registrys_checks():
 def test_an_option_without_a_check_takes_its_defaults_type():
     options = (ptr.Option("cap", 0.5, "a float"), ptr.Option("k", 3, "an int"),
                ptr.Option("flag", False, "a bool"), ptr.Option("tag", "x", "a str"),
-               ptr.Option("anything", None, "any value"))  # fmt: skip
+               ptr.Option("anything", None, "any value"), ptr.Option("seq", (1, 2), "a tuple"))  # fmt: skip
     ptr.register_objective(objective_class(options))
-    spec = ptr.objective("t_reg", cap=2, k=np.int64(4), flag=np.True_, tag="y", anything=[1]).spec
-    assert (spec.cap, spec.k, spec.flag, spec.tag, spec.anything) == (2.0, 4, True, "y", [1])
+    spec = ptr.objective("t_reg", cap=2, k=np.int64(4), flag=np.True_, tag="y", anything=[1], seq=[3]).spec
+    assert (spec.cap, spec.k, spec.flag, spec.tag, spec.anything, spec.seq) == (2.0, 4, True, "y", [1], (3,))
     assert type(spec.cap) is float and type(spec.k) is int and type(spec.flag) is bool
     wrong = [("cap", "abc", "a number"), ("cap", True, "a number"), ("k", 2.0, "an int"),
-             ("k", True, "an int"), ("flag", 1, "a bool"), ("tag", 3, "a str")]  # fmt: skip
+             ("k", True, "an int"), ("flag", 1, "a bool"), ("tag", 3, "a str"),
+             ("seq", 3, "a sequence")]  # fmt: skip
     for option, value, kind in wrong:
         message = f"{option} must be {kind} like its default"
         with pytest.raises(TypeError, match=message) as e:

@@ -83,6 +83,8 @@ def _same_type(option: Option, value: Any) -> Any:
         ok, kind = isinstance(value, (int, np.integer)) and not boolean, "an int"
     elif isinstance(default, (float, np.floating)):
         ok, kind = isinstance(value, (int, float, np.integer, np.floating)) and not boolean, "a number"
+    elif isinstance(default, (tuple, list)):  # a saved model's JSON gives a list back for a tuple
+        ok, kind = isinstance(value, (tuple, list)), "a sequence"
     else:
         ok, kind = isinstance(value, type(default)), f"a {type(default).__name__}"
     if not ok:
@@ -91,6 +93,8 @@ def _same_type(option: Option, value: Any) -> Any:
         return bool(value)
     if isinstance(default, (float, np.floating)):
         return float(value)
+    if isinstance(default, (tuple, list)):
+        return type(default)(value)
     return int(value) if isinstance(default, (int, np.integer)) else value
 
 
