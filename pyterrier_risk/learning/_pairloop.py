@@ -160,6 +160,23 @@ def _swap(
     )
 
 
+@jit(inline="always")
+def _add_weighted(
+    grad: np.ndarray, hess: np.ndarray, bad: np.ndarray, q: int, high: int, low: int, weighted: float,
+    delta_score: float, scale_by_score: bool, lr: LambdarankConstants,
+) -> float:  # fmt: skip
+    """:func:`_pair_update` of a pair weighted ``|ΔM′|``; the query's first bad weight noted in ``bad``.
+
+    A bad weight is not a finite number ≥ 0 (NaN fails the test too).
+    """
+    if not 0.0 <= weighted < np.inf and bad[q] == 0.0:
+        bad[q] = weighted
+    return _pair_update(grad, hess, high, low, weighted, delta_score, scale_by_score, lr)
+
+
+_BATCHED = False  # the template's setting, bound (as _weight) when a loop is compiled
+
+
 def _weight(q: int, dm: float, improving: bool, state: tuple) -> float:  # pragma: no cover - replaced
     raise NotImplementedError("the pair loop template is compiled with a rule bound to _weight")
 
@@ -172,64 +189,16 @@ def _lambdas(
 
     ``lr``: LightGBM's constants (:class:`LambdarankConstants`). ``native_norm``: the normalisation's
     ``S`` sums the native (unweighted) λs, so the weights act on top of it; otherwise ``S`` sums the
-    weighted λs. With unit weights the two are the same numbers. The third array holds, per query,
-    the first weighted ``|ΔM′|`` that is not a finite number ≥ 0 (0 where all are), for the driver.
+    weighted λs. With unit weights the two are the same numbers. ``_BATCHED`` (a compile-time
+    constant): a query's pairs are collected, weighted by one call of the rule, then added in the same
+    order; otherwise each pair is weighted and added at once. The third array holds, per query, the
+    first weighted ``|ΔM′|`` that is not a finite number ≥ 0 (0 where all are), for the driver.
     """
-    n = scores.shape[0]
-    nq = qstart.shape[0] - 1
-    grad = np.zeros(n, dtype=np.float32)
-    hess = np.zeros(n, dtype=np.float32)
-    bad = np.zeros(nq)  # per query: the first weight that is not a finite number >= 0 (0: none)
+    grad = np.zeros(scores.shape[0], dtype=np.float32)
+    hess = np.zeros(scores.shape[0], dtype=np.float32)
+    bad = np.zeros(qstart.shape[0] - 1)
     norm, truncation = lr.norm, lr.truncation
-    for q in nb.prange(nq):
-        start = qstart[q]
-        cnt = qstart[q + 1] - start
-        if cnt <= 1:
-            continue
-        imd = inv_max_dcg[q]
-        scale_by_score = _scale_by_score(scores, order, start, cnt, norm)
-        sum_lambdas = 0.0
-        sum_native = 0.0
-        for i in range(min(cnt - 1, truncation)):
-            di = order[start + i]
-            score_i = scores[start + di]
-            if score_i == -np.inf:
-                continue
-            li = labels[start + di]
-            for j in range(i + 1, cnt):
-                dj = order[start + j]
-                score_j = scores[start + dj]
-                lj = labels[start + dj]
-                if score_j == -np.inf or li == lj:
-                    continue
-                improving, high, low, delta_score, delta = _swap(
-                    start, i, j, di, dj, li, lj, score_i, score_j, imd, lr
-                )
-                if native_norm:
-                    sum_native -= 2.0 * _pair_lambda(delta, delta_score, scale_by_score, lr)
-                weighted = _weight(q, delta, improving, state)
-                if not 0.0 <= weighted < np.inf and bad[q] == 0.0:  # NaN fails too
-                    bad[q] = weighted
-                sum_lambdas -= 2.0 * _pair_update(
-                    grad, hess, high, low, weighted, delta_score, scale_by_score, lr
-                )
-        if norm:
-            _normalise(grad, hess, start, cnt, sum_native if native_norm else sum_lambdas)
-    return grad, hess, bad
-
-
-def _lambdas_batched(
-    scores: np.ndarray, labels: np.ndarray, qstart: np.ndarray, order: np.ndarray,
-    inv_max_dcg: np.ndarray, lr: LambdarankConstants, state: tuple, native_norm: bool,
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:  # fmt: skip
-    """:func:`_lambdas` for a batched rule: a query's pairs are collected, weighted at once, then added."""
-    n = scores.shape[0]
-    nq = qstart.shape[0] - 1
-    grad = np.zeros(n, dtype=np.float32)
-    hess = np.zeros(n, dtype=np.float32)
-    bad = np.zeros(nq)  # per query: the first weight that is not a finite number >= 0 (0: none)
-    norm, truncation = lr.norm, lr.truncation
-    for q in nb.prange(nq):
+    for q in nb.prange(qstart.shape[0] - 1):
         start = qstart[q]
         cnt = qstart[q + 1] - start
         if cnt <= 1:
@@ -237,10 +206,12 @@ def _lambdas_batched(
         imd = inv_max_dcg[q]
         scale_by_score = _scale_by_score(scores, order, start, cnt, norm)
         n_top = min(cnt - 1, truncation)
-        cap = n_top * cnt
-        fbuf = np.empty(3 * cap)  # signed ΔM, ΔM′, score differences
-        ibuf = np.empty(2 * cap, dtype=np.int64)  # rows of the higher and the lower label
-        m = np.int64(0)  # not the literal 0: the rule would compile twice (Literal[int] and int64)
+        if _BATCHED:
+            cap = n_top * cnt
+            fbuf = np.empty(3 * cap)  # signed ΔM, ΔM′, score differences
+            ibuf = np.empty(2 * cap, dtype=np.int64)  # rows of the higher and the lower label
+            m = np.int64(0)  # not the literal 0: the rule would compile twice (Literal[int] and int64)
+        sum_lambdas = 0.0
         sum_native = 0.0
         for i in range(n_top):
             di = order[start + i]
@@ -259,19 +230,20 @@ def _lambdas_batched(
                 )
                 if native_norm:
                     sum_native -= 2.0 * _pair_lambda(delta, delta_score, scale_by_score, lr)
-                fbuf[m] = delta if improving else -delta
-                fbuf[2 * cap + m] = delta_score
-                ibuf[m] = high
-                ibuf[cap + m] = low
-                m += 1
-        _weight(q, fbuf[:cap], fbuf[cap : 2 * cap], m, state)
-        sum_lambdas = 0.0
-        for k in range(m):
-            if not 0.0 <= fbuf[cap + k] < np.inf and bad[q] == 0.0:
-                bad[q] = fbuf[cap + k]
-            sum_lambdas -= 2.0 * _pair_update(
-                grad, hess, ibuf[k], ibuf[cap + k], fbuf[cap + k], fbuf[2 * cap + k], scale_by_score, lr
-            )
+                if _BATCHED:
+                    fbuf[m], fbuf[2 * cap + m] = (delta if improving else -delta), delta_score
+                    ibuf[m], ibuf[cap + m] = high, low
+                    m += 1
+                else:
+                    weighted = _weight(q, delta, improving, state)
+                    sum_lambdas -= 2.0 * _add_weighted(
+                        grad, hess, bad, q, high, low, weighted, delta_score, scale_by_score, lr
+                    )
+        if _BATCHED:
+            _weight(q, fbuf[:cap], fbuf[cap : 2 * cap], m, state)
+            for k in range(m):
+                sum_lambdas -= 2.0 * _add_weighted(grad, hess, bad, q, ibuf[k], ibuf[cap + k], fbuf[cap + k],
+                                                   fbuf[2 * cap + k], scale_by_score, lr)  # fmt: skip
         if norm:
             _normalise(grad, hess, start, cnt, sum_native if native_norm else sum_lambdas)
     return grad, hess, bad
@@ -381,10 +353,10 @@ def pair_loop(rule: Any, *, batched: bool = False, parallel: bool = False) -> An
     with _LOOPS_LOCK:
         loop = _LOOPS.get(key)
         if loop is None:
-            template = _lambdas_batched if batched else _lambdas
+            template = _lambdas
             build = "parallel" if parallel else "serial"
             name = f"lambdas_{'batched_' if batched else ''}{_rule_tag(rule)}_{build}"
-            scope = {**template.__globals__, "_weight": rule}
+            scope = {**template.__globals__, "_weight": rule, "_BATCHED": batched}
             func = types.FunctionType(
                 template.__code__, scope, name, template.__defaults__, template.__closure__
             )
