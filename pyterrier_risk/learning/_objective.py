@@ -496,7 +496,8 @@ class RiskObjective:
         loop, state, per_pair = self._loop(r, parallel)
         native = self.spec.native_norm and self.alpha > 0
         grad, hess, bad = loop(preds, bd.y, bd.qstart, order, bd.inv_trunc, bd.lr, state, native)
-        self._check_pair_weights(bad, per_pair)
+        if per_pair:
+            self._check_pair_weights(bad)
         if weight is not None:
             wt = np.asarray(weight, dtype=np.float32)
             if wt.shape != grad.shape:
@@ -528,20 +529,20 @@ class RiskObjective:
             )
         return pair_loop(scale_rule, parallel=parallel), (_kernel_array(mult),), False
 
-    def _check_pair_weights(self, bad: np.ndarray, per_pair: bool) -> None:
-        """Refuse a round where a pair's weighted ``|ΔM′|`` was negative, NaN or infinite.
+    def _check_pair_weights(self, bad: np.ndarray) -> None:
+        """Refuse a round where a pair rule's ``|ΔM′|`` was negative, NaN or infinite.
 
-        ``bad``: per query, the first such value the pair loop met (0 where none; a weight of 0 is valid).
+        ``bad``: per query, such a value the pair loop met (0 where none; a weight of 0 is valid); the
+        loop checks a user's rules only (the built-in rules are ≥ 0 by construction).
         """
         flagged = np.flatnonzero(bad != 0.0)
         if not len(flagged):
             return
         q, value = int(flagged[0]), float(bad[flagged[0]])
         what = "NaN" if math.isnan(value) else repr(value)
-        source = "its pair rule" if per_pair else "weights() times |ΔM|"
         others = f" (and {len(flagged) - 1} other queries)" if len(flagged) > 1 else ""
         raise ValueError(
-            f"round {self.round_}: objective {self.kind!r}: {source} gave {what} for a pair of query "
+            f"round {self.round_}: objective {self.kind!r}: its pair rule gave {what} for a pair of query "
             f"{q}{others}; the weight of a pair must be a finite number >= 0 (|ΔM′|, not a signed change)"
         )
 

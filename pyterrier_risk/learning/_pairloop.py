@@ -161,20 +161,24 @@ def _swap(
 
 
 @jit(inline="always")
-def _add_weighted(
-    grad: np.ndarray, hess: np.ndarray, bad: np.ndarray, q: int, high: int, low: int, weighted: float,
-    delta_score: float, scale_by_score: bool, lr: LambdarankConstants,
-) -> float:  # fmt: skip
-    """:func:`_pair_update` of a pair weighted ``|ΔM′|``; the query's first bad weight noted in ``bad``.
+def _bad_weight(smallest: float, total: float) -> float:
+    """A query's bad pair weight from the smallest and the sum of its weights (0.0: none was bad).
 
-    A bad weight is not a finite number ≥ 0 (NaN fails the test too).
+    Kept as two running numbers in the pair loop, not a test per pair (which slowed it by ~20%): a
+    negative weight makes the smallest one negative, a NaN or an infinity makes the sum NaN or inf.
+    Only a user's rule is checked (``_CHECK_WEIGHTS``): the built-in rules are ≥ 0 by their cases, and
+    a per-query multiplier is checked before the loop.
     """
-    if not 0.0 <= weighted < np.inf and bad[q] == 0.0:
-        bad[q] = weighted
-    return _pair_update(grad, hess, high, low, weighted, delta_score, scale_by_score, lr)
+    if smallest < 0.0:
+        return smallest
+    if not total < np.inf:  # NaN fails this test too
+        return total
+    return 0.0
 
 
-_BATCHED = False  # the template's setting, bound (as _weight) when a loop is compiled
+# the template's settings, bound (as _weight) when a loop is compiled
+_BATCHED = False
+_CHECK_WEIGHTS = False
 
 
 def _weight(q: int, dm: float, improving: bool, state: tuple) -> float:  # pragma: no cover - replaced
@@ -191,8 +195,9 @@ def _lambdas(
     ``S`` sums the native (unweighted) λs, so the weights act on top of it; otherwise ``S`` sums the
     weighted λs. With unit weights the two are the same numbers. ``_BATCHED`` (a compile-time
     constant): a query's pairs are collected, weighted by one call of the rule, then added in the same
-    order; otherwise each pair is weighted and added at once. The third array holds, per query, the
-    first weighted ``|ΔM′|`` that is not a finite number ≥ 0 (0 where all are), for the driver.
+    order; otherwise each pair is weighted and added at once. The third array holds, per query, a
+    weighted ``|ΔM′|`` that is not a finite number ≥ 0 (0 where none is; :func:`_bad_weight`), for
+    the driver to refuse.
     """
     grad = np.zeros(scores.shape[0], dtype=np.float32)
     hess = np.zeros(scores.shape[0], dtype=np.float32)
@@ -211,8 +216,8 @@ def _lambdas(
             fbuf = np.empty(3 * cap)  # signed ΔM, ΔM′, score differences
             ibuf = np.empty(2 * cap, dtype=np.int64)  # rows of the higher and the lower label
             m = np.int64(0)  # not the literal 0: the rule would compile twice (Literal[int] and int64)
-        sum_lambdas = 0.0
-        sum_native = 0.0
+        sum_lambdas = sum_native = sum_weights = 0.0
+        smallest = np.inf
         for i in range(n_top):
             di = order[start + i]
             score_i = scores[start + di]
@@ -236,14 +241,20 @@ def _lambdas(
                     m += 1
                 else:
                     weighted = _weight(q, delta, improving, state)
-                    sum_lambdas -= 2.0 * _add_weighted(
-                        grad, hess, bad, q, high, low, weighted, delta_score, scale_by_score, lr
+                    if _CHECK_WEIGHTS:
+                        smallest, sum_weights = min(smallest, weighted), sum_weights + weighted
+                    sum_lambdas -= 2.0 * _pair_update(
+                        grad, hess, high, low, weighted, delta_score, scale_by_score, lr
                     )
         if _BATCHED:
             _weight(q, fbuf[:cap], fbuf[cap : 2 * cap], m, state)
             for k in range(m):
-                sum_lambdas -= 2.0 * _add_weighted(grad, hess, bad, q, ibuf[k], ibuf[cap + k], fbuf[cap + k],
-                                                   fbuf[2 * cap + k], scale_by_score, lr)  # fmt: skip
+                if _CHECK_WEIGHTS:
+                    smallest, sum_weights = min(smallest, fbuf[cap + k]), sum_weights + fbuf[cap + k]
+                sum_lambdas -= 2.0 * _pair_update(grad, hess, ibuf[k], ibuf[cap + k], fbuf[cap + k],
+                                                  fbuf[2 * cap + k], scale_by_score, lr)  # fmt: skip
+        if _CHECK_WEIGHTS:
+            bad[q] = _bad_weight(smallest, sum_weights)
         if norm:
             _normalise(grad, hess, start, cnt, sum_native if native_norm else sum_lambdas)
     return grad, hess, bad
@@ -322,6 +333,11 @@ def _rule_tag(rule: Any) -> str:
     return tag
 
 
+def _users(rule: Any) -> bool:
+    """Whether ``rule`` is a user's (defined outside the package): the loop then checks its weights."""
+    return not (rule.py_func.__module__ or "").startswith("pyterrier_risk.")
+
+
 def _cacheable(rule: Any) -> bool:
     """Whether the loop of ``rule`` may be cached on disk (else it compiles in memory, once per process).
 
@@ -345,7 +361,7 @@ def pair_loop(rule: Any, *, batched: bool = False, parallel: bool = False) -> An
 
     Returns:
         ``loop(scores, labels, qstart, order, inv_max_dcg, lr, state, native_norm) -> (grad, hess, bad)``
-        (``bad``: per query, the first weight that is not finite and ≥ 0, else 0).
+        (``bad``: per query, a weight of a user's rule that is not finite and ≥ 0, else 0).
     """
     if not hasattr(rule, "py_func"):
         raise TypeError(f"a pair rule must be a numba.njit function, got {rule!r}")
@@ -356,7 +372,8 @@ def pair_loop(rule: Any, *, batched: bool = False, parallel: bool = False) -> An
             template = _lambdas
             build = "parallel" if parallel else "serial"
             name = f"lambdas_{'batched_' if batched else ''}{_rule_tag(rule)}_{build}"
-            scope = {**template.__globals__, "_weight": rule, "_BATCHED": batched}
+            settings = {"_weight": rule, "_BATCHED": batched, "_CHECK_WEIGHTS": _users(rule)}
+            scope = {**template.__globals__, **settings}
             func = types.FunctionType(
                 template.__code__, scope, name, template.__defaults__, template.__closure__
             )
