@@ -13,6 +13,11 @@ rewrite) into a temporary package and runs both on the same inputs:
     python benchmarks/check_kernel_rewrite.py                 # serial path (small sets)
     python benchmarks/check_kernel_rewrite.py --threads 2     # parallel path
     python benchmarks/check_kernel_rewrite.py --models        # + refit the ten models
+    python benchmarks/check_kernel_rewrite.py --before 056458a  # against another commit's learning layer
+
+``--before`` takes any commit: one with the old ``learning/_kernels.py`` has its four modules extracted,
+a later one its whole ``pyterrier_risk/learning`` package (imports above the layer rewritten to the
+installed ``pyterrier_risk``), so a kernel change is checked against the code just before it.
 """
 
 from __future__ import annotations
@@ -21,6 +26,7 @@ import argparse
 import hashlib
 import importlib
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -34,15 +40,30 @@ BEFORE = "7b0ec60"
 DATA = Path(os.environ.get("PYTERRIER_RISK_DATA", REPO.parent / "shared" / "data"))
 
 
-def previous_objective(folder: Path):
-    """The previous ``_objective`` module, imported from files extracted from git."""
+def _git(*args: str) -> str:
+    return subprocess.run(["git", *args], cwd=REPO, check=True, capture_output=True, text=True).stdout
+
+
+def _above_layer(text: str, depth: int) -> str:
+    """Relative imports that leave the learning layer (``from ..core``) made absolute."""
+    dots = "." * (depth + 2)
+    return re.sub(rf"^(\s*from ){re.escape(dots)}(?=\w)", r"\1pyterrier_risk.", text, flags=re.M)
+
+
+def previous_objective(folder: Path, before: str):
+    """The previous ``_objective`` module, imported from files extracted from git at ``before``."""
     pkg = folder / "previous_learning"
     pkg.mkdir()
-    (pkg / "__init__.py").write_text("")
-    for name in ("_objective", "_kernels", "_jit", "_options"):
-        text = subprocess.run(["git", "show", f"{BEFORE}:pyterrier_risk/learning/{name}.py"], cwd=REPO,
-                              check=True, capture_output=True, text=True).stdout  # fmt: skip
-        (pkg / f"{name}.py").write_text(text.replace("from ..core", "from pyterrier_risk.core"))
+    files = _git("ls-tree", "-r", "--name-only", before, "pyterrier_risk/learning").split()
+    if "pyterrier_risk/learning/_kernels.py" in files:
+        (pkg / "__init__.py").write_text("")
+        old = ("_objective", "_kernels", "_jit", "_options")
+        files = [f"pyterrier_risk/learning/{name}.py" for name in old]
+    for path in (f for f in files if f.endswith(".py")):
+        relative = Path(path).relative_to("pyterrier_risk/learning")
+        target = pkg / relative
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(_above_layer(_git("show", f"{before}:{path}"), len(relative.parts) - 1))
     sys.path.insert(0, str(folder))
     return importlib.import_module("previous_learning._objective")
 
@@ -132,14 +153,15 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--threads", type=int, default=None, help="num_threads of both (the parallel path)")
     ap.add_argument("--models", action="store_true", help="also refit ten MQ2008 models under both")
+    ap.add_argument("--before", default=BEFORE, help=f"the commit to compare with (default {BEFORE})")
     args = ap.parse_args()
     warnings.simplefilter("ignore")
     from pyterrier_risk.learning import _objective as new
 
     with tempfile.TemporaryDirectory() as folder:
-        old = previous_objective(Path(folder))
+        old = previous_objective(Path(folder), args.before)
         rounds, differing = gradients(old, new, args.threads)
-        print(f"gradients: {rounds} rounds compared, {differing} not bit-identical")
+        print(f"gradients against {args.before}: {rounds} rounds compared, {differing} not bit-identical")
         if args.models:
             print("| model (alpha = 10, 50 trees, MQ2008 fold 1) | same model text |\n|---|---|")
             for name, same in models(old, new):

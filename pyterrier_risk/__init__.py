@@ -85,6 +85,7 @@ _EXPORTS: dict[str, str] = {
     "PairWeights": "learning",
     "Round": "learning",
     "register_objective": "learning",
+    "unregister_objective": "learning",
     "get_objective": "learning",
     "objective_names": "learning",
     "rounds_to_reach": "learning",

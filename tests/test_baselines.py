@@ -62,3 +62,11 @@ def test_bad_input():
     bad[2, 1] = -1
     with pytest.raises(ValueError, match="negative"):
         baseline_scores(bad, "max")
+
+
+def test_baseline_kinds_is_a_deprecated_alias_of_baseline_aggregates():
+    from pyterrier_risk import core
+
+    assert core.BASELINE_AGGREGATES == ("mean", "median", "max")
+    with pytest.warns(DeprecationWarning, match="use BASELINE_AGGREGATES"):
+        assert core.BASELINE_KINDS is core.BASELINE_AGGREGATES

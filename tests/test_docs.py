@@ -148,15 +148,14 @@ def test_output_comparison_can_fail():
 
 @pytest.fixture
 def page_registry():
-    """The objectives a page registers (docs/custom_objective.md) are its own: the registry is restored
-    after it (through the private dict: there is no public unregister), as each page runs in a fresh
-    namespace."""
-    from pyterrier_risk.learning.objectives import _registry
+    """The objectives a page registers (docs/custom_objective.md) are its own: they are unregistered
+    after it, as each page runs in a fresh namespace."""
+    import pyterrier_risk as ptr
 
-    before = dict(_registry.objectives())
+    before = set(ptr.objective_names())
     yield
-    _registry._REGISTRY.clear()
-    _registry._REGISTRY.update(before)
+    for name in set(ptr.objective_names()) - before:
+        ptr.unregister_objective(name)
 
 
 @pytest.mark.parametrize("page", [p for p in PAGES if p.name not in NO_CODE_PAGES], ids=lambda p: p.name)

@@ -111,7 +111,7 @@ def test_every_rule_state_holds_real_tables():
     for kind in KINDS:
         obj = objective(kind, **_kwargs(kind, baselines, 1.0))
         obj(scores, _Data(y, group))
-        assert obj._bound.lr[2].shape == (N.SIGMOID_BINS,), kind
+        assert obj._bound.lr.table.shape == (N.SIGMOID_BINS,), kind
     assert phi_table().shape == (GK.PHI_BINS + 1,)
     for update, weight in (("incremental", "dincer2016"), ("exact", "ndcg_units")):
         opts = {"georisk_update": update, "georisk_weight": weight}
@@ -242,3 +242,60 @@ def test_cache_dir_policy(monkeypatch, tmp_path):
     assert cache_dir() == tmp_path / "p"
     monkeypatch.setenv("PYTERRIER_RISK_CACHE_DIR", "off")
     assert cache_dir() is None
+
+
+_FAR_RULE = textwrap.dedent(
+    """
+    import numba
+    import numpy as np
+    import pyterrier_risk as ptr
+
+
+    @numba.njit
+    def far_rule(q, dm, improving, state):
+        return dm * state[0][q + state[1]]  # offset 0: in bounds; 10**9: far outside the array
+
+
+    @ptr.register_objective
+    class Far(ptr.Objective):
+        name, label = "t_far", "Far"
+        options = (ptr.Option("offset", 0, "how far past the query the rule reads"),)
+
+        def weights(self, r):
+            return ptr.PairWeights(far_rule, (np.ones(len(r.model)), self.offset))
+    """
+)
+_RUN_FAR = textwrap.dedent(
+    """
+    import sys
+    import numpy as np
+    import pyterrier_risk as ptr
+    import far_objective
+    y = np.array([0, 1, 2, 0, 1, 2], dtype=float); s = np.array([0.3, 0.1, -0.2, 0.5, 0.0, 0.4])
+    try:
+        grad, _ = ptr.objective("t_far", offset=int(sys.argv[1]))(y, s, None, np.array([3, 3]))
+        print("ok", float(np.abs(grad).sum()))
+    except IndexError as e:
+        print("IndexError", e)
+    """
+)
+
+
+def test_bounds_checks_apply_even_when_the_loop_is_already_cached(tmp_path):
+    # numba's cache index leaves NUMBA_BOUNDSCHECK out: the learner's cache folder is keyed by it, so a
+    # loop cached without bounds checks is not loaded when they are asked for (a read out of bounds is
+    # then an IndexError, not a crash)
+    (tmp_path / "far_objective.py").write_text(_FAR_RULE)
+    cache = tmp_path / "cache"
+    env = {k: v for k, v in os.environ.items() if k not in ("NUMBA_BOUNDSCHECK", "NUMBA_CACHE_DIR")}
+    env.update(PYTHONPATH=os.pathsep.join([str(tmp_path), str(REPO)]), PYTERRIER_RISK_CACHE_DIR=str(cache))
+    warm = subprocess.run([sys.executable, "-c", _RUN_FAR, "0"], capture_output=True, text=True, env=env,
+                          timeout=300)  # fmt: skip
+    assert warm.returncode == 0 and warm.stdout.startswith("ok "), warm.stderr[-2000:]
+    assert [p for p in cache.rglob("*.nbi") if "far_objective" in p.name], "the loop was not cached"
+    checked = subprocess.run([sys.executable, "-c", _RUN_FAR, str(10**9)], capture_output=True, text=True,
+                             env={**env, "NUMBA_BOUNDSCHECK": "1"}, timeout=300)  # fmt: skip
+    assert checked.returncode == 0, f"exit status {checked.returncode}: {checked.stderr[-2000:]}"
+    assert checked.stdout.startswith("IndexError"), checked.stdout
+    folders = {p.relative_to(cache).parts[0] for p in cache.rglob("*.nbi")}
+    assert len(folders) == 2  # one folder per bounds-check setting

@@ -465,7 +465,7 @@ def test_georisk_kernel_series_and_direct_paths_agree():
     call(obj, scores, labels, group)
     bd = obj._bound
     order = N.stable_desc_order(scores, bd.qstart)
-    mm = N.ndcg_at(order, bd.y, bd.qstart, obj.label_gain, bd.lr[1], bd.inv_cut, 10)
+    mm = N.ndcg_at(order, bd.y, bd.qstart, obj.label_gain, bd.lr.disc, bd.inv_cut, 10)
     w = obj.spec.weights(Round(index=1, model=mm, baseline=bd.mb, active=bd.active, alpha=5.0))
     assert w.batched and w.state[11]  # the series is used at this u0
     loop = P.pair_loop(w.rule, batched=True)
@@ -473,7 +473,8 @@ def test_georisk_kernel_series_and_direct_paths_agree():
     for series in (True, False):
         state = (*w.state[:11], series, *w.state[12:])
         grads.append(loop(scores, bd.y, bd.qstart, order, bd.inv_trunc, bd.lr, state, False))
-    (g1, h1), (g2, h2) = grads
+    (g1, h1, bad1), (g2, h2, bad2) = grads
+    assert not bad1.any() and not bad2.any()
     assert np.abs(g1).max() > 0
     np.testing.assert_allclose(g1, g2, rtol=1e-4, atol=1e-6 * np.abs(g1).max())
     np.testing.assert_allclose(h1, h2, rtol=1e-4, atol=1e-6 * np.abs(h1).max())

@@ -9,6 +9,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+import pyterrier_risk as ptr
 from pyterrier_risk import risk_reward
 from pyterrier_risk.data import read_qrels, read_run
 from pyterrier_risk.learning import get_objective, objective_names
@@ -67,15 +68,44 @@ def test_the_objectives_come_from_the_learners_registry():
         assert name in replaced and len(replaced) == 2
 
 
-def test_an_objective_without_demo_text_is_described_by_its_label_and_citation(monkeypatch):
-    from pyterrier_risk.study import _report
+def test_every_objective_is_described_from_its_own_label_citation_and_baseline():
+    from pyterrier_risk.study._report import objective_note
 
-    monkeypatch.setattr(_report, "_OBJECTIVE_NOTES", {})
-    for name in risk_objectives():
+    notes = {name: objective_note(name, "BM25", 4) for name in risk_objectives()}
+    for name, note in notes.items():
         spec = get_objective(name)
-        note = _report.objective_note(name, "BM25", 4)
         assert note.startswith(f"{spec.label} against ") and note.endswith(f"({spec.citation})")
         assert ("BM25's score" in note) == (spec.baseline == "single")
+    assert "against the per-topic mean of the 4 PISA systems' scores" in notes["tfaro_star"]
+    assert "against the 4 PISA systems' scores at once" in notes["georisk"]
+
+
+class Hedge(ptr.Objective):
+    """A user's objective: the queries below the baseline weigh 1 + alpha."""
+
+    name, label, baseline = "t_hedge", "Hedge-LM", "single"
+    citation = "A. Nonymous, a user's own objective (2031)"
+
+    def weights(self, r):
+        return 1.0 + r.alpha * (r.model < r.baseline)
+
+
+def test_a_user_objective_appears_in_the_report_with_its_own_label_and_citation(tmp_path):
+    ptr.register_objective(Hedge)
+    try:
+        collection = _collection(seed=3)
+        study = study_settings("synthetic", alphas=[5.0], objectives=["t_hedge"], folds=2, depth=20)
+        study = Study(**{**study.__dict__, "num_boost_round": 2})
+        results = rerank(collection, study, log=lambda _: None)
+        ev = evaluate_study(results, collection.topics, collection.qrels, BASELINE, study.alphas)
+        tables = study_tables(ev, results, collection.topics, study, collection.systems)
+        report = write_report(tmp_path, study, ev, tables, collection.systems, n_docs=collection.n_docs,
+                              labels=collection.labels).read_text(encoding="utf-8")
+    finally:
+        ptr.unregister_objective("t_hedge")
+    assert "Hedge-LM(a=5)" in results
+    assert ("**Hedge-LM(a=α)**: `RiskLambdaMART('t_hedge', alpha=α, baseline='score')`, α ∈ {5}: Hedge-LM "
+            "against BM25's score (A. Nonymous, a user's own objective (2031)).") in report
 
 
 @pytest.fixture(scope="module")

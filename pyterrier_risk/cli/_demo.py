@@ -10,7 +10,7 @@ import argparse
 from pathlib import Path
 
 from ..learning import get_objective
-from ..study import DEFAULT_ALPHAS, DEFAULT_DATASET, risk_objectives
+from ..study import DEFAULT_ALPHAS, DEFAULT_DATASET, DEFAULT_OBJECTIVES, PLAIN_OBJECTIVE, risk_objectives
 from ._args import check_alphas
 from ._common import CLIError
 
@@ -23,8 +23,10 @@ def _say(message: str) -> None:
 
 def add_demo_arguments(demo: argparse.ArgumentParser) -> None:
     """The options of ``demo``."""
-    families = {kind: [n for n in risk_objectives() if get_objective(n).baseline == kind]
-                for kind in ("single", "multiple")}
+    # the study's default objective per kind of baseline, and the registered objectives that may replace it
+    defaults = {get_objective(n).baseline: get_objective(n).label for n in DEFAULT_OBJECTIVES}
+    families = {k: [n for n in risk_objectives() if get_objective(n).baseline == k] for k in defaults}
+    replaces = " or ".join(f"{defaults[kind]} ({', '.join(names)})" for kind, names in families.items())
     demo.add_argument("--dataset", default=DEFAULT_DATASET,
                       help=f"ir_datasets id (default {DEFAULT_DATASET})")
     demo.add_argument("--out", default="pyterrier-risk-demo", type=Path,
@@ -34,10 +36,10 @@ def add_demo_arguments(demo: argparse.ArgumentParser) -> None:
     demo.add_argument("--alpha", nargs="+", type=float, default=None, metavar="A",
                       help=f"risk-sensitivity values (default {' '.join(f'{a:g}' for a in DEFAULT_ALPHAS)})")
     demo.add_argument("--folds", type=int, default=None, help="cross-validation folds (default 5; quick 3)")
-    demo.add_argument("--objective", default=None, choices=[*risk_objectives(), "lambdarank"],
-                      help=f"replaces U-CRO ({', '.join(families['single'])}) or GeoRisk "
-                           f"({', '.join(families['multiple'])}) in the study; lambdarank: plain LambdaMART "
-                           "only (default: U-CRO and GeoRisk)")
+    demo.add_argument("--objective", default=None, choices=[*risk_objectives(), PLAIN_OBJECTIVE],
+                      help=f"replaces {replaces} in the study; {PLAIN_OBJECTIVE}: plain "
+                           f"{get_objective(PLAIN_OBJECTIVE).label} only "
+                           f"(default: {' and '.join(defaults.values())})")
     demo.add_argument("--seed", type=int, default=42, help="seed of the folds and of LightGBM")
 
 

@@ -15,7 +15,8 @@ from __future__ import annotations
 from .._lazy import lazy_exports
 
 _EXPORTS = {
-    "BASELINE_KINDS": "_baselines",
+    "BASELINE_AGGREGATES": "_baselines",
+    "BASELINE_KINDS": "_baselines",  # deprecated alias of BASELINE_AGGREGATES
     "baseline_scores": "_baselines",
     "HURT_COLUMNS": "_hurt",
     "break_even_alpha": "_hurt",

@@ -9,6 +9,7 @@ TRisk computed against such a baseline is written T*Risk in the 2016 paper.
 
 from __future__ import annotations
 
+import warnings
 from typing import Any, Literal
 
 import numpy as np
@@ -16,9 +17,18 @@ import pandas as pd
 
 from ._validate import as_matrix
 
-__all__ = ["baseline_scores", "BASELINE_KINDS"]
+__all__ = ["BASELINE_AGGREGATES", "baseline_scores"]
 
-BASELINE_KINDS = ("mean", "median", "max")
+# the per-topic aggregates a virtual baseline is made of (not the learner's OBJECTIVE_BASELINES)
+BASELINE_AGGREGATES = ("mean", "median", "max")
+
+
+def __getattr__(name: str) -> Any:
+    if name == "BASELINE_KINDS":  # its name until 0.2: it also named the objectives' kinds of baseline
+        warnings.warn("pyterrier_risk.core.BASELINE_KINDS is deprecated; use BASELINE_AGGREGATES",
+                      DeprecationWarning, stacklevel=3)  # fmt: skip
+        return BASELINE_AGGREGATES
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def baseline_scores(
@@ -53,8 +63,8 @@ def baseline_scores(
         >>> baseline_scores([[0.25, 0.5], [0.75, 0.0], [0.5, 0.25]], "max")
         array([0.75, 0.5 ])
     """
-    if kind not in BASELINE_KINDS:
-        raise ValueError(f"unknown baseline kind {kind!r}; expected one of {BASELINE_KINDS}")
+    if kind not in BASELINE_AGGREGATES:
+        raise ValueError(f"unknown baseline kind {kind!r}; expected one of {BASELINE_AGGREGATES}")
     values, _, topics = as_matrix(matrix, min_systems=1, min_topics=1)
     if kind == "mean":
         result = values.mean(axis=0)

@@ -39,14 +39,14 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from ._baselines import BASELINE_KINDS, baseline_scores
+from ._baselines import BASELINE_AGGREGATES, baseline_scores
 from ._trisk import SD_CONVENTIONS
 from ._urisk import SD_DDOF, risk_weighted_differences
 from ._validate import MAX_RESAMPLES, as_matrix, check_alpha, check_int
 
 __all__ = ["BaselineSensitivity", "baseline_sensitivity", "friedman_test", "systems_pca", "FriedmanResult"]
 
-VIRTUAL_BASELINES = tuple(k.upper() for k in BASELINE_KINDS)
+VIRTUAL_BASELINES = tuple(k.upper() for k in BASELINE_AGGREGATES)
 #: up to this many systems the bias table's Spearman p-values are exact (all n! orders)
 EXACT_SPEARMAN_MAX = 9
 
@@ -319,7 +319,7 @@ def baseline_sensitivity(
         )
     base = {b: values[names.index(b)] for b in runs}
     if virtual:
-        base.update({k.upper(): baseline_scores(values, k) for k in BASELINE_KINDS})
+        base.update({k.upper(): baseline_scores(values, k) for k in BASELINE_AGGREGATES})
     mean = pd.Series(values.mean(axis=1), index=names, name="mean")
     with np.errstate(over="ignore", invalid="ignore"), warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)  # an α near 1e308 overflows: refused just below

@@ -22,6 +22,7 @@ _EXPORTS = {
     "get_objective": "objectives",
     "objective_names": "objectives",
     "register_objective": "objectives",
+    "unregister_objective": "objectives",
     "rounds_to_reach": "_convergence",
     "validation_curve": "_convergence",
 }

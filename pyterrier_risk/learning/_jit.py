@@ -35,6 +35,12 @@ __all__ = ["JITCacheWarning", "cache_dir", "jit", "kernel_cache_dir"]
 
 _LOCK = threading.Lock()
 _WARNED: list[str] = []
+# numba settings that change the machine code but not numba's cache index (which keys on the source file
+# and the CPU): a kernel compiled without bounds checks must not be loaded when NUMBA_BOUNDSCHECK=1 is set
+_CODEGEN_SETTINGS = (
+    "BOUNDSCHECK", "DISABLE_JIT", "OPT", "LOOP_VECTORIZE", "SLP_VECTORIZE", "ENABLE_AVX",
+    "DEBUGINFO_DEFAULT", "EXTEND_VARIABLE_LIFETIMES", "CPU_NAME", "CPU_FEATURES",
+)  # fmt: skip
 
 
 class JITCacheWarning(UserWarning):
@@ -56,10 +62,18 @@ def kernel_cache_dir() -> Path | None:
 
     numba checks a cached function against its own source file only; a pair loop compiled with a
     rule from another file would survive an edit of that file. Keying the folder by a digest of
-    every source file of the learning layer (and numba's version) makes any edit start afresh.
+    every source file of the learning layer (and numba's version) makes any edit start afresh, and
+    by numba's code-generation settings (``NUMBA_BOUNDSCHECK``, ``NUMBA_OPT``, ...), which numba's
+    own cache index leaves out: a warm cache never hides bounds checks.
     """
     folder = cache_dir()
-    return None if folder is None else folder / _sources_digest()
+    return None if folder is None else folder / f"{_sources_digest()}-{codegen_digest()}"
+
+
+def codegen_digest() -> str:
+    """A digest of numba's settings that change the compiled code (:data:`_CODEGEN_SETTINGS`)."""
+    settings = "\n".join(f"{name}={getattr(nb.config, name, None)!s}" for name in _CODEGEN_SETTINGS)
+    return hashlib.sha256(settings.encode()).hexdigest()[:8]
 
 
 @functools.cache

@@ -34,6 +34,7 @@ from .objectives import (
     Round,
     get_objective,
     objective_names,
+    objectives,
     option_readers,
 )
 
@@ -43,8 +44,6 @@ KINDS = objective_names()  # the built-in objectives (objective_names() also lis
 _UNSET: Any = object()
 # below this many rows the per-round work is a few ms and thread start-up costs more than it saves
 _PARALLEL_MIN_ROWS = 50_000
-# what RiskObjective forwards to its objective (options and diagnostics): obj.alpha_prime_, obj.faro_tr
-_DIAGNOSTICS = ("alpha_prime_", "s_x_", "georisk_ratio_")
 
 
 @dataclass(frozen=True)
@@ -61,7 +60,7 @@ class _Bound:
     inv_trunc: np.ndarray
     inv_cut: np.ndarray
     active: np.ndarray
-    lr: tuple
+    lr: Any  # the pair loop's LightGBM constants (_pairloop.LambdarankConstants)
     mb: np.ndarray | None
 
 
@@ -115,6 +114,11 @@ def check_objective_options(kind: str, options: dict[str, Any]) -> None:
     check_count(options.pop("num_threads", None), "num_threads", allow_none=True)
     _, lambdarank = _split_options(kind, options)
     _lambdarank_settings(lambdarank)
+
+
+def _declared_elsewhere(name: str) -> bool:
+    """Whether a registered objective declares ``name`` as an option or a report."""
+    return bool(option_readers(name)) or any(name in cls.reports for cls in objectives().values())
 
 
 class RiskObjective:
@@ -192,12 +196,12 @@ class RiskObjective:
         self.reset()
 
     def __getattr__(self, name: str) -> Any:
-        # the objective's options and diagnostics (obj.faro_tr, obj.alpha_prime_), read from the spec
+        # the objective's options and what it reports (obj.faro_tr, obj.alpha_prime_), read from the spec
         spec = self.__dict__.get("spec")
-        if spec is not None and (name in _DIAGNOSTICS or any(o.name == name for o in spec.options)):
+        if spec is not None and (name in spec.reports or any(o.name == name for o in spec.options)):
             return getattr(spec, name, None)
-        if spec is not None and option_readers(name):
-            return None  # an option of other objectives: not read by this one
+        if spec is not None and _declared_elsewhere(name):
+            return None  # an option or a report of other objectives: not this one's
         raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
 
     # ------------------------------------------------------------------ construction helpers
@@ -297,8 +301,10 @@ class RiskObjective:
         qmax = np.maximum.reduceat(y, qstart[:-1])
         qmin = np.minimum.reduceat(y, qstart[:-1])
         table, sig_min, sig_max, sig_factor = sigmoid_table(self.sigmoid)
-        lr = (self.label_gain, disc, table, sig_min, sig_max, sig_factor, self.sigmoid, self.norm,
-              self.truncation_level)  # fmt: skip
+        from ._pairloop import LambdarankConstants
+
+        lr = LambdarankConstants(self.label_gain, disc, table, sig_min, sig_max, sig_factor, self.sigmoid,
+                                 self.norm, self.truncation_level)  # fmt: skip
         qid = query_of_rows(qstart)
         rows = (qid, qstart[qid])
         return _Bound(
@@ -473,11 +479,20 @@ class RiskObjective:
         if preds.ndim != 1 or len(preds) != bd.n:
             raise ValueError(f"expected {bd.n} scores, got shape {preds.shape}")
         preds = _kernel_array(preds)
-        order, mm = self._ndcg(preds, bd.y, bd.qstart, bd.lr[1], bd.inv_cut, parallel, (bd.qid, bd.row_start))
+        nan = np.isnan(preds)
+        if nan.any():
+            raise ValueError(
+                f"round {self.round_}: the scores hold NaN (first at row {int(nan.argmax())}): check the "
+                "Dataset's init_score, or the scores given to the objective"
+            )
+        rows = (bd.qid, bd.row_start)
+        order, mm = self._ndcg(preds, bd.y, bd.qstart, bd.lr.disc, bd.inv_cut, parallel, rows)
         r = Round(index=self.round_, model=mm, baseline=bd.mb, active=bd.active, alpha=self.alpha)
-        loop, state = self._loop(r, parallel)
-        native = getattr(self.spec, "risk_norm", "native") == "native" and self.alpha > 0
-        grad, hess = loop(preds, bd.y, bd.qstart, order, bd.inv_trunc, bd.lr, state, native)
+        loop, state, per_pair = self._loop(r, parallel)
+        native = self.spec.native_norm and self.alpha > 0
+        grad, hess, bad = loop(preds, bd.y, bd.qstart, order, bd.inv_trunc, bd.lr, state, native)
+        if per_pair:
+            self._check_pair_weights(bad)
         if weight is not None:
             wt = np.asarray(weight, dtype=np.float32)
             if wt.shape != grad.shape:
@@ -488,13 +503,13 @@ class RiskObjective:
         self._record(r, bd)
         return grad, hess
 
-    def _loop(self, r: Round, parallel: bool) -> tuple[Any, tuple]:
-        """The compiled pair loop and its state for the objective's weights of round ``r``."""
+    def _loop(self, r: Round, parallel: bool) -> tuple[Any, tuple, bool]:
+        """The compiled pair loop and its state for round ``r``'s weights; True for a pair rule."""
         from ._pairloop import pair_loop, scale_rule
 
         w = self.spec.weights(r)
         if isinstance(w, PairWeights):
-            return pair_loop(w.rule, batched=w.batched, parallel=parallel), w.state
+            return pair_loop(w.rule, batched=w.batched, parallel=parallel), w.state, True
         mult = np.asarray(w, dtype=np.float64)
         if mult.shape != r.model.shape:
             raise ValueError(
@@ -507,7 +522,24 @@ class RiskObjective:
                 f"objective {self.kind!r}: weights() must be finite and >= 0, query {bad} has "
                 f"{float(mult[bad])!r}"
             )
-        return pair_loop(scale_rule, parallel=parallel), (_kernel_array(mult),)
+        return pair_loop(scale_rule, parallel=parallel), (_kernel_array(mult),), False
+
+    def _check_pair_weights(self, bad: np.ndarray) -> None:
+        """Refuse a round where a pair rule's ``|ΔM′|`` was negative, NaN or infinite.
+
+        ``bad``: per query, such a value the pair loop met (0 where none; a weight of 0 is valid); the
+        loop checks a user's rules only (the built-in rules are ≥ 0 by construction).
+        """
+        flagged = np.flatnonzero(bad != 0.0)
+        if not len(flagged):
+            return
+        q, value = int(flagged[0]), float(bad[flagged[0]])
+        what = "NaN" if math.isnan(value) else repr(value)
+        others = f" (and {len(flagged) - 1} other queries)" if len(flagged) > 1 else ""
+        raise ValueError(
+            f"round {self.round_}: objective {self.kind!r}: its pair rule gave {what} for a pair of query "
+            f"{q}{others}; the weight of a pair must be a finite number >= 0 (|ΔM′|, not a signed change)"
+        )
 
     def _check_gradients(self, grad: np.ndarray, hess: np.ndarray, bd: _Bound) -> None:
         """Never hand LightGBM a non-finite float32 gradient; say so when a round has none at all."""

@@ -24,7 +24,7 @@ import sys
 import threading
 import types
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import numba as nb
 import numpy as np
@@ -32,10 +32,36 @@ import numpy as np
 from ._jit import jit
 from ._ndcg import SIGMOID_BINS
 
-__all__ = ["pair_loop", "scale_rule", "stable_desc_order_parallel"]
+__all__ = ["LambdarankConstants", "pair_loop", "scale_rule", "stable_desc_order_parallel"]
 
 _F32_001 = float(np.float32(0.01))  # LightGBM adds the float literal 0.01f to |Δs|
 _RUN = 16
+
+
+class LambdarankConstants(NamedTuple):
+    """LightGBM's lambdarank constants of a training set, as the pair loop reads them (a numba named tuple).
+
+    Attributes:
+        label_gain: the gain of each label.
+        disc: the rank discounts ``1/log2(2 + i)``.
+        table: the tabulated logistic ``1/(1 + exp(sigmoid·Δs))`` (``SIGMOID_BINS`` bins).
+        sig_min: the table's smallest score difference.
+        sig_max: its largest.
+        sig_factor: bins per unit of score difference.
+        sigmoid: LightGBM's ``sigmoid``.
+        norm: ``lambdarank_norm``.
+        truncation: ``lambdarank_truncation_level``.
+    """
+
+    label_gain: np.ndarray
+    disc: np.ndarray
+    table: np.ndarray
+    sig_min: float
+    sig_max: float
+    sig_factor: float
+    sigmoid: float
+    norm: bool
+    truncation: int
 
 
 @jit(inline="always")
@@ -51,23 +77,23 @@ def _logistic(
 
 
 @jit(inline="always")
-def _pair_lambda(delta: float, delta_score: float, scale_by_score: bool, lr: tuple) -> float:
+def _pair_lambda(delta: float, delta_score: float, scale_by_score: bool, lr: LambdarankConstants) -> float:
     """λ of a pair whose weighted ΔM is ``delta`` (over ``0.01f + |Δs|`` when norm scales by the gap)."""
     if scale_by_score:
         delta = delta / (_F32_001 + abs(delta_score))
-    return _logistic(delta_score, lr[2], lr[3], lr[4], lr[5]) * (-lr[6] * delta)
+    return _logistic(delta_score, lr.table, lr.sig_min, lr.sig_max, lr.sig_factor) * (-lr.sigmoid * delta)
 
 
 @jit(inline="always")
 def _pair_update(
     grad: np.ndarray, hess: np.ndarray, high: int, low: int, delta: float, delta_score: float,
-    scale_by_score: bool, lr: tuple,
+    scale_by_score: bool, lr: LambdarankConstants,
 ) -> float:  # fmt: skip
     """One pair's λ and hessian added to ``grad``/``hess`` (LightGBM's arithmetic); returns λ."""
-    sigmoid = lr[6]
+    sigmoid = lr.sigmoid
     if scale_by_score:
         delta = delta / (_F32_001 + abs(delta_score))
-    p_lambda = _logistic(delta_score, lr[2], lr[3], lr[4], lr[5])
+    p_lambda = _logistic(delta_score, lr.table, lr.sig_min, lr.sig_max, lr.sig_factor)
     p_hessian = p_lambda * (1.0 - p_lambda)
     p_lambda *= -sigmoid * delta
     p_hessian *= sigmoid * sigmoid * delta
@@ -110,13 +136,13 @@ def _scale_by_score(scores: np.ndarray, order: np.ndarray, start: int, cnt: int,
 @jit(inline="always")
 def _swap(
     start: int, i: int, j: int, di: int, dj: int, li: int, lj: int, score_i: float, score_j: float,
-    imd: float, lr: tuple,
+    imd: float, lr: LambdarankConstants,
 ) -> tuple[bool, int, int, float, float]:  # fmt: skip
     """The pair at ranks ``i < j``: (improving, high row, low row, score gap, |ΔNDCG| of the swap).
 
     The high row holds the higher label; the swap improves when j, ranked below i, has it.
     """
-    label_gain, disc = lr[0], lr[1]
+    label_gain, disc = lr.label_gain, lr.disc
     if lj > li:
         return (
             True,
@@ -134,72 +160,50 @@ def _swap(
     )
 
 
+@jit(inline="always")
+def _bad_weight(smallest: float, total: float) -> float:
+    """A query's bad pair weight from the smallest and the sum of its weights (0.0: none was bad).
+
+    Kept as two running numbers in the pair loop, not a test per pair (which slowed it by ~20%): a
+    negative weight makes the smallest one negative, a NaN or an infinity makes the sum NaN or inf.
+    Only a user's rule is checked (``_CHECK_WEIGHTS``): the built-in rules are ≥ 0 by their cases, and
+    a per-query multiplier is checked before the loop.
+    """
+    if smallest < 0.0:
+        return smallest
+    if not total < np.inf:  # NaN fails this test too
+        return total
+    return 0.0
+
+
+# the template's settings, bound (as _weight) when a loop is compiled
+_BATCHED = False
+_CHECK_WEIGHTS = False
+
+
 def _weight(q: int, dm: float, improving: bool, state: tuple) -> float:  # pragma: no cover - replaced
     raise NotImplementedError("the pair loop template is compiled with a rule bound to _weight")
 
 
 def _lambdas(
     scores: np.ndarray, labels: np.ndarray, qstart: np.ndarray, order: np.ndarray,
-    inv_max_dcg: np.ndarray, lr: tuple, state: tuple, native_norm: bool,
-) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
+    inv_max_dcg: np.ndarray, lr: LambdarankConstants, state: tuple, native_norm: bool,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:  # fmt: skip
     """LambdaMART gradients and hessians (float32); each pair's ``|ΔM|`` weighted by ``_weight``.
 
-    ``lr``: LightGBM's constants ``(label_gain, disc, sigmoid table, table min, table max, table factor,
-    sigmoid, lambdarank_norm, truncation level)``. ``native_norm``: the normalisation's ``S`` sums the native
-    (unweighted) λs, so the weights act on top of it; otherwise ``S`` sums the weighted λs. With unit
-    weights the two are the same numbers.
+    ``lr``: LightGBM's constants (:class:`LambdarankConstants`). ``native_norm``: the normalisation's
+    ``S`` sums the native (unweighted) λs, so the weights act on top of it; otherwise ``S`` sums the
+    weighted λs. With unit weights the two are the same numbers. ``_BATCHED`` (a compile-time
+    constant): a query's pairs are collected, weighted by one call of the rule, then added in the same
+    order; otherwise each pair is weighted and added at once. The third array holds, per query, a
+    weighted ``|ΔM′|`` that is not a finite number ≥ 0 (0 where none is; :func:`_bad_weight`), for
+    the driver to refuse.
     """
-    n = scores.shape[0]
-    nq = qstart.shape[0] - 1
-    grad = np.zeros(n, dtype=np.float32)
-    hess = np.zeros(n, dtype=np.float32)
-    norm, truncation = lr[7], lr[8]
-    for q in nb.prange(nq):
-        start = qstart[q]
-        cnt = qstart[q + 1] - start
-        if cnt <= 1:
-            continue
-        imd = inv_max_dcg[q]
-        scale_by_score = _scale_by_score(scores, order, start, cnt, norm)
-        sum_lambdas = 0.0
-        sum_native = 0.0
-        for i in range(min(cnt - 1, truncation)):
-            di = order[start + i]
-            score_i = scores[start + di]
-            if score_i == -np.inf:
-                continue
-            li = labels[start + di]
-            for j in range(i + 1, cnt):
-                dj = order[start + j]
-                score_j = scores[start + dj]
-                lj = labels[start + dj]
-                if score_j == -np.inf or li == lj:
-                    continue
-                improving, high, low, delta_score, delta = _swap(
-                    start, i, j, di, dj, li, lj, score_i, score_j, imd, lr
-                )
-                if native_norm:
-                    sum_native -= 2.0 * _pair_lambda(delta, delta_score, scale_by_score, lr)
-                weighted = _weight(q, delta, improving, state)
-                sum_lambdas -= 2.0 * _pair_update(
-                    grad, hess, high, low, weighted, delta_score, scale_by_score, lr
-                )
-        if norm:
-            _normalise(grad, hess, start, cnt, sum_native if native_norm else sum_lambdas)
-    return grad, hess
-
-
-def _lambdas_batched(
-    scores: np.ndarray, labels: np.ndarray, qstart: np.ndarray, order: np.ndarray,
-    inv_max_dcg: np.ndarray, lr: tuple, state: tuple, native_norm: bool,
-) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
-    """:func:`_lambdas` for a batched rule: a query's pairs are collected, weighted at once, then added."""
-    n = scores.shape[0]
-    nq = qstart.shape[0] - 1
-    grad = np.zeros(n, dtype=np.float32)
-    hess = np.zeros(n, dtype=np.float32)
-    norm, truncation = lr[7], lr[8]
-    for q in nb.prange(nq):
+    grad = np.zeros(scores.shape[0], dtype=np.float32)
+    hess = np.zeros(scores.shape[0], dtype=np.float32)
+    bad = np.zeros(qstart.shape[0] - 1)
+    norm, truncation = lr.norm, lr.truncation
+    for q in nb.prange(qstart.shape[0] - 1):
         start = qstart[q]
         cnt = qstart[q + 1] - start
         if cnt <= 1:
@@ -207,11 +211,13 @@ def _lambdas_batched(
         imd = inv_max_dcg[q]
         scale_by_score = _scale_by_score(scores, order, start, cnt, norm)
         n_top = min(cnt - 1, truncation)
-        cap = n_top * cnt
-        fbuf = np.empty(3 * cap)  # signed ΔM, ΔM′, score differences
-        ibuf = np.empty(2 * cap, dtype=np.int64)  # rows of the higher and the lower label
-        m = np.int64(0)  # not the literal 0: the rule would compile twice (Literal[int] and int64)
-        sum_native = 0.0
+        if _BATCHED:
+            cap = n_top * cnt
+            fbuf = np.empty(3 * cap)  # signed ΔM, ΔM′, score differences
+            ibuf = np.empty(2 * cap, dtype=np.int64)  # rows of the higher and the lower label
+            m = np.int64(0)  # not the literal 0: the rule would compile twice (Literal[int] and int64)
+        sum_lambdas = sum_native = sum_weights = 0.0
+        smallest = np.inf
         for i in range(n_top):
             di = order[start + i]
             score_i = scores[start + di]
@@ -229,20 +235,29 @@ def _lambdas_batched(
                 )
                 if native_norm:
                     sum_native -= 2.0 * _pair_lambda(delta, delta_score, scale_by_score, lr)
-                fbuf[m] = delta if improving else -delta
-                fbuf[2 * cap + m] = delta_score
-                ibuf[m] = high
-                ibuf[cap + m] = low
-                m += 1
-        _weight(q, fbuf[:cap], fbuf[cap : 2 * cap], m, state)
-        sum_lambdas = 0.0
-        for k in range(m):
-            sum_lambdas -= 2.0 * _pair_update(
-                grad, hess, ibuf[k], ibuf[cap + k], fbuf[cap + k], fbuf[2 * cap + k], scale_by_score, lr
-            )
+                if _BATCHED:
+                    fbuf[m], fbuf[2 * cap + m] = (delta if improving else -delta), delta_score
+                    ibuf[m], ibuf[cap + m] = high, low
+                    m += 1
+                else:
+                    weighted = _weight(q, delta, improving, state)
+                    if _CHECK_WEIGHTS:
+                        smallest, sum_weights = min(smallest, weighted), sum_weights + weighted
+                    sum_lambdas -= 2.0 * _pair_update(
+                        grad, hess, high, low, weighted, delta_score, scale_by_score, lr
+                    )
+        if _BATCHED:
+            _weight(q, fbuf[:cap], fbuf[cap : 2 * cap], m, state)
+            for k in range(m):
+                if _CHECK_WEIGHTS:
+                    smallest, sum_weights = min(smallest, fbuf[cap + k]), sum_weights + fbuf[cap + k]
+                sum_lambdas -= 2.0 * _pair_update(grad, hess, ibuf[k], ibuf[cap + k], fbuf[cap + k],
+                                                  fbuf[2 * cap + k], scale_by_score, lr)  # fmt: skip
+        if _CHECK_WEIGHTS:
+            bad[q] = _bad_weight(smallest, sum_weights)
         if norm:
             _normalise(grad, hess, start, cnt, sum_native if native_norm else sum_lambdas)
-    return grad, hess
+    return grad, hess, bad
 
 
 @jit()
@@ -318,6 +333,11 @@ def _rule_tag(rule: Any) -> str:
     return tag
 
 
+def _users(rule: Any) -> bool:
+    """Whether ``rule`` is a user's (defined outside the package): the loop then checks its weights."""
+    return not (rule.py_func.__module__ or "").startswith("pyterrier_risk.")
+
+
 def _cacheable(rule: Any) -> bool:
     """Whether the loop of ``rule`` may be cached on disk (else it compiles in memory, once per process).
 
@@ -340,7 +360,8 @@ def pair_loop(rule: Any, *, batched: bool = False, parallel: bool = False) -> An
             compiles about twice as fast).
 
     Returns:
-        ``loop(scores, labels, qstart, order, inv_max_dcg, lr, state, native_norm) -> (grad, hess)``.
+        ``loop(scores, labels, qstart, order, inv_max_dcg, lr, state, native_norm) -> (grad, hess, bad)``
+        (``bad``: per query, a weight of a user's rule that is not finite and ≥ 0, else 0).
     """
     if not hasattr(rule, "py_func"):
         raise TypeError(f"a pair rule must be a numba.njit function, got {rule!r}")
@@ -348,10 +369,11 @@ def pair_loop(rule: Any, *, batched: bool = False, parallel: bool = False) -> An
     with _LOOPS_LOCK:
         loop = _LOOPS.get(key)
         if loop is None:
-            template = _lambdas_batched if batched else _lambdas
+            template = _lambdas
             build = "parallel" if parallel else "serial"
             name = f"lambdas_{'batched_' if batched else ''}{_rule_tag(rule)}_{build}"
-            scope = {**template.__globals__, "_weight": rule}
+            settings = {"_weight": rule, "_BATCHED": batched, "_CHECK_WEIGHTS": _users(rule)}
+            scope = {**template.__globals__, **settings}
             func = types.FunctionType(
                 template.__code__, scope, name, template.__defaults__, template.__closure__
             )

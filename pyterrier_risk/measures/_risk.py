@@ -28,7 +28,7 @@ import ir_measures
 from ir_measures import Metric
 from ir_measures.measures import Measure, ParamInfo, register
 
-from ..core import BASELINE_KINDS, check_alpha
+from ..core import BASELINE_AGGREGATES, check_alpha
 from ._wrapped import MeasureNameError, WrappedMeasure, parse_measure
 
 if TYPE_CHECKING:
@@ -36,7 +36,7 @@ if TYPE_CHECKING:
 
 __all__ = ["URisk", "TRisk", "ZRisk", "GeoRisk", "parse_measure", "RiskMeasure", "MeasureNameError"]
 
-AGGREGATE_BASELINES = BASELINE_KINDS  # the unbiased baselines of the core (Dinçer et al., ECIR 2014)
+AGGREGATE_BASELINES = BASELINE_AGGREGATES  # the unbiased baselines of the core (Dinçer et al., ECIR 2014)
 _RUN_INPUTS = ["query_id", "doc_id", "score"]
 _QREL_INPUTS = ["query_id", "doc_id", "relevance"]
 

@@ -30,6 +30,8 @@ _EXPORTS = {
     "DEFAULT_ALPHAS": "_settings",
     "DEFAULT_DATASET": "_settings",
     "PLAIN": "_settings",
+    "PLAIN_OBJECTIVE": "_settings",
+    "DEFAULT_OBJECTIVES": "_settings",
     "Reranker": "_settings",
     "Study": "_settings",
     "StudyError": "_settings",

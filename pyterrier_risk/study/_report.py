@@ -26,25 +26,16 @@ from ._settings import (
     objective_label,
 )
 
-# the demo's description of each objective it knows; any other registered objective is described from
-# its label and citation (:func:`objective_note`)
-_OBJECTIVE_NOTES = {
-    "urisk": "U-CRO against {baseline}'s score (Wang et al., SIGIR 2012, §4.3)",
-    "tsaro": "T-SARO against {baseline}'s score (Dinçer et al., SIGIR 2014, §6.3)",
-    "tfaro": "T-FARO against {baseline}'s score (Dinçer et al., SIGIR 2014, §6.3)",
-    "tfaro_star": "T*-FARO against the per-topic mean of the {n} PISA systems' scores "
-                  "(Dinçer et al., SIGIR 2016, §6)",
-    "georisk": "GeoRisk against the {n} PISA systems' scores at once (Dinçer et al., SIGIR 2016, §6)",
-}
-
 
 def objective_note(objective: str, baseline: str, n_pisa: int) -> str:
-    """How the report describes a re-ranker's objective (what it is trained against, and the source)."""
-    if objective in _OBJECTIVE_NOTES:
-        return _OBJECTIVE_NOTES[objective].format(baseline=baseline, n=n_pisa)
+    """How the report describes a re-ranker's objective, read from the objective itself.
+
+    Its label, what it is trained against (:meth:`~pyterrier_risk.Objective.trained_against`) and its
+    citation: a user's registered objective is described as the built-ins are.
+    """
     spec = get_objective(objective)
-    against = f"{baseline}'s score" if spec.baseline == "single" else f"the {n_pisa} PISA systems' scores"
-    return f"{spec.label} against {against} ({spec.citation})"
+    scores = f"{baseline}'s score" if spec.baseline == "single" else f"the {n_pisa} PISA systems' scores"
+    return f"{spec.label} against {spec.trained_against(scores)} ({spec.citation})"
 
 HURT_TOP = 5  # most-hurt topics the report shows per re-ranker
 QUERY_WIDTH = 60  # characters of a query text in the report's tables (cut between words)

@@ -22,6 +22,7 @@ BASELINE = "BM25"
 RUN_DEPTH = 100  # documents per topic of every evaluated run (the measures look at the top 100 at most)
 FEATURE_DEPTH = 1000  # documents per topic the systems retrieve for the re-rankers' features
 PLAIN = "LambdaMART"  # the α = 0 model: every objective trains plain LambdaMART at α = 0
+PLAIN_OBJECTIVE = "lambdarank"  # the registered objective PLAIN is trained with
 # LightGBM's tree settings for ~20,000 training rows of ~200 topics (its defaults, 31 leaves and 20 rows
 # per leaf, overfit them); the objectives themselves run at RiskLambdaMART's defaults.
 TREE_PARAMS: dict[str, Any] = {"learning_rate": 0.05, "num_leaves": 7, "min_data_in_leaf": 50,
@@ -67,7 +68,7 @@ class Study:
 
     def rerankers(self) -> list[Reranker]:
         """LambdaMART (α = 0) first, then every objective at every α > 0."""
-        out = [Reranker(PLAIN, "lambdarank", 0.0, PLAIN)]
+        out = [Reranker(PLAIN, PLAIN_OBJECTIVE, 0.0, PLAIN)]
         for objective in self.objectives:
             label = objective_label(objective)
             out += [Reranker(f"{label}(a={a:g})", objective, a, label) for a in self.alphas if a > 0]
@@ -94,10 +95,10 @@ def _objectives(objective: str | None, objectives: Sequence[str] | None) -> tupl
     if objectives is None:
         if objective is None:
             return DEFAULT_OBJECTIVES
-        if objective == "lambdarank":
+        if objective == PLAIN_OBJECTIVE:
             return ()
         if objective not in known:
-            raise StudyError(f"unknown objective {objective!r}; expected lambdarank or one of "
+            raise StudyError(f"unknown objective {objective!r}; expected {PLAIN_OBJECTIVE} or one of "
                              f"{', '.join(known)}")
         single = get_objective(objective).baseline == "single"
         return (objective, DEFAULT_OBJECTIVES[1]) if single else (DEFAULT_OBJECTIVES[0], objective)

@@ -6,11 +6,19 @@ Each built-in lives in its own module and registers itself: ``'lambdarank'``, ``
 
 from __future__ import annotations
 
-from ._base import ALPHA_MAX, BASELINE_KINDS, Objective, Option, PairWeights, Round
-from ._registry import get_objective, objective_names, objectives, option_readers, register_objective
+from ._base import ALPHA_MAX, OBJECTIVE_BASELINES, Objective, Option, PairWeights, Round
+from ._registry import (
+    get_objective,
+    objective_names,
+    objectives,
+    option_readers,
+    register_objective,
+    unregister_objective,
+)
 from ._shared import FARO_TR, RISK_NORM, SE_ROUND
 
 __all__ = [
-    "ALPHA_MAX", "BASELINE_KINDS", "FARO_TR", "Objective", "Option", "PairWeights", "RISK_NORM", "Round",
+    "ALPHA_MAX", "FARO_TR", "OBJECTIVE_BASELINES", "Objective", "Option", "PairWeights", "RISK_NORM", "Round",
     "SE_ROUND", "get_objective", "objective_names", "objectives", "option_readers", "register_objective",
+    "unregister_objective",
 ]  # fmt: skip

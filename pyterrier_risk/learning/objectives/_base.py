@@ -28,10 +28,10 @@ import numpy as np
 
 from ...core import check_alpha
 
-__all__ = ["ALPHA_MAX", "BASELINE_KINDS", "Objective", "Option", "PairWeights", "Round"]
+__all__ = ["ALPHA_MAX", "OBJECTIVE_BASELINES", "Objective", "Option", "PairWeights", "Round"]
 
 # what an objective compares the model with: nothing, one ranking, or several (a systems × queries matrix)
-BASELINE_KINDS = ("none", "single", "multiple")
+OBJECTIVE_BASELINES = ("none", "single", "multiple")
 # The largest α an objective accepts. A loss weighs up to (1 + α) times a win, and a document's float32
 # gradient (24-bit mantissa) cannot hold a win's λ beside a loss's beyond 2^24 ≈ 1.7e7: above ~1e7
 # the wins vanish from the sums anyway, and from ~1e35 the weighted λs overflow float32 (a constant
@@ -50,6 +50,9 @@ class Option:
         choices: the accepted values, if the option is a choice among strings.
         check: a function returning the checked value or raising ``TypeError``/``ValueError`` (used
             when ``choices`` is None); the value must be JSON-storable for ``RiskLambdaMART.save``.
+            Without ``check`` (and ``choices``), a value must have its default's type: a bool for a
+            bool, an int for an int, an int or a float for a float (given as a float), a str for a str;
+            a default of None accepts anything.
     """
 
     name: str
@@ -65,7 +68,34 @@ class Option:
                 accepted = ", ".join(map(repr, self.choices))
                 raise ValueError(f"{self.name} must be one of {accepted}, got {value!r}")
             return value
-        return value if self.check is None else self.check(value)
+        return _same_type(self, value) if self.check is None else self.check(value)
+
+
+def _same_type(option: Option, value: Any) -> Any:
+    """``value`` if it has the type of ``option``'s default (an int is taken for a float), else TypeError."""
+    default = option.default
+    if default is None:
+        return value
+    boolean = isinstance(value, (bool, np.bool_))
+    if isinstance(default, (bool, np.bool_)):
+        ok, kind = boolean, "a bool"
+    elif isinstance(default, (int, np.integer)):
+        ok, kind = isinstance(value, (int, np.integer)) and not boolean, "an int"
+    elif isinstance(default, (float, np.floating)):
+        ok, kind = isinstance(value, (int, float, np.integer, np.floating)) and not boolean, "a number"
+    elif isinstance(default, (tuple, list)):  # a saved model's JSON gives a list back for a tuple
+        ok, kind = isinstance(value, (tuple, list)), "a sequence"
+    else:
+        ok, kind = isinstance(value, type(default)), f"a {type(default).__name__}"
+    if not ok:
+        raise TypeError(f"{option.name} must be {kind} like its default {default!r}, got {value!r}")
+    if boolean:
+        return bool(value)
+    if isinstance(default, (float, np.floating)):
+        return float(value)
+    if isinstance(default, (tuple, list)):
+        return type(default)(value)
+    return int(value) if isinstance(default, (int, np.integer)) else value
 
 
 @dataclass(frozen=True)
@@ -87,6 +117,15 @@ class Round:
     baseline: np.ndarray | None
     active: np.ndarray
     alpha: float
+
+    def __post_init__(self) -> None:
+        # read-only views: a rule writing into them would change every later round (the driver keeps them)
+        for field in ("model", "baseline", "active"):
+            value = getattr(self, field)
+            if isinstance(value, np.ndarray) and value.flags.writeable:
+                view = value.view()
+                view.setflags(write=False)
+                object.__setattr__(self, field, view)
 
 
 @dataclass(frozen=True)
@@ -119,8 +158,11 @@ class Objective:
         name: the registry key (``objective(name)``, ``RiskLambdaMART(objective=name)``).
         label: the name in tables and plots (``'U-CRO'``).
         baseline: ``'none'``, ``'single'`` (one baseline ranking) or ``'multiple'`` (several).
-        citation: where the rule comes from.
+        citation: where the rule comes from (shown in reports beside the label).
         options: the objective's own options.
+        reports: the names of the attributes :meth:`weights` sets for the user to read after a round
+            (T-FARO's ``('alpha_prime_', 's_x_')``); ``RiskObjective`` forwards them
+            (``obj.alpha_prime_``).
         alpha: the checked risk sensitivity α (0 ≤ α ≤ :data:`ALPHA_MAX`).
     """
 
@@ -129,6 +171,7 @@ class Objective:
     baseline: ClassVar[str] = "none"
     citation: ClassVar[str] = ""
     options: ClassVar[tuple[Option, ...]] = ()
+    reports: ClassVar[tuple[str, ...]] = ()
 
     def __init__(self, *, alpha: float = 0.0, **options: Any) -> None:
         self.alpha = check_objective_alpha(alpha)
@@ -159,6 +202,24 @@ class Objective:
         Default: the one row of a ``'single'`` objective; the matrix of a ``'multiple'`` one.
         """
         return per_system[0] if self.baseline == "single" else per_system
+
+    @property
+    def native_norm(self) -> bool:
+        """Whether LightGBM's normalisation ``log2(1 + S)/S`` sums the unweighted λs at α > 0.
+
+        True (the default): a pair weight w is a w-fold gradient; False: ``S`` sums the weighted λs.
+        An objective with the shared ``risk_norm`` option (``RISK_NORM``) reads it from there.
+        """
+        return getattr(self, "risk_norm", "native") == "native"
+
+    @classmethod
+    def trained_against(cls, scores: str) -> str:
+        """How a report names what the objective is trained against, given its baselines' ``scores``.
+
+        ``scores`` are words such as ``"BM25's score"`` or ``"the 7 systems' scores"``; the default
+        returns them as they are (T*-FARO: ``"the per-topic mean of ..."``).
+        """
+        return scores
 
     def weights(self, r: Round) -> np.ndarray | PairWeights:
         """The round's weight rule: one multiplier per query (``|ΔM′| = w_q·|ΔM|``) or :class:`PairWeights`.

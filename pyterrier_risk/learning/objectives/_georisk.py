@@ -194,6 +194,7 @@ class GeoRiskObjective(Objective):
     label = "GeoRisk-LM"
     baseline = "multiple"
     citation = "Dinçer, Macdonald & Ounis, SIGIR 2016, §6"
+    reports = ("georisk_ratio_",)
     options = (
         RISK_NORM,
         Option(
@@ -209,6 +210,11 @@ class GeoRiskObjective(Objective):
             choices=("ratio", "dincer2016", "ndcg_units"),
         ),
     )  # fmt: skip
+
+    @classmethod
+    def trained_against(cls, scores: str) -> str:
+        """All the baselines' scores at once (one matrix)."""
+        return f"{scores} at once"
 
     def check(self) -> None:
         """The ratio is the incremental update's derivative: ``'exact'`` uses ``'ndcg_units'``."""

@@ -44,6 +44,8 @@ class AlphaPrimeObjective(Objective):
         s_x_: the standard deviation of the URisk summands used.
     """
 
+    reports = ("alpha_prime_", "s_x_")
+
     def reset(self) -> None:
         """Unfreeze s_x; no α′ yet."""
         self.s_x_: float | None = None

@@ -17,6 +17,11 @@ class TFAROStar(TFARO):
     baseline = "multiple"
     citation = "Dinçer, Macdonald & Ounis, SIGIR 2016, §6"
 
+    @classmethod
+    def trained_against(cls, scores: str) -> str:
+        """The per-topic mean of the baselines' scores."""
+        return f"the per-topic mean of {scores}"
+
     def baseline_ndcg(self, per_system: np.ndarray) -> np.ndarray:
         """The per-query mean over the baselines."""
         return per_system.mean(axis=0)
