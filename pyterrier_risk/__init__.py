@@ -28,7 +28,7 @@ import importlib
 
 from ._lazy import lazy_exports
 
-__version__ = "0.2.0"
+__version__ = "0.3.0"
 
 # public name -> the layer (subpackage) that defines it
 _EXPORTS: dict[str, str] = {

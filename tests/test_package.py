@@ -80,3 +80,32 @@ def test_ci_installs_the_pins_and_runs_the_tests_in_a_second_environment():
     assert "-c .ci/oldest-constraints.txt" in ci
     for test in ("test_experiment.py", "test_measures.py", "test_objective.py", "test_lambdamart.py"):
         assert f"tests/{test}" in ci.split("oldest-constraints.txt", 1)[1], f"CI's oldest pass skips {test}"
+
+
+def test_the_changelog_names_the_current_version_first():
+    """CHANGELOG.md (Keep a Changelog) has a section per version from 0.1.0, newest first, and its newest
+    section is the package's version."""
+    import re
+    from pathlib import Path
+
+    import pyterrier_risk
+
+    text = (Path(__file__).resolve().parents[1] / "CHANGELOG.md").read_text(encoding="utf-8")
+    versions = re.findall(r"^## \[(\d+\.\d+\.\d+)\] - \d{4}-\d{2}-\d{2}$", text, flags=re.M)
+    assert versions and versions[0] == pyterrier_risk.__version__
+    assert versions[-1] == "0.1.0"
+    as_tuples = [tuple(int(x) for x in v.split(".")) for v in versions]
+    assert as_tuples == sorted(as_tuples, reverse=True)
+    for v in versions:  # every section has its compare/release link
+        assert re.search(rf"^\[{re.escape(v)}\]: \S+$", text, flags=re.M)
+
+
+def test_the_package_ships_py_typed():
+    """PEP 561: the marker file is in the package and declared as package data."""
+    from pathlib import Path
+
+    import pyterrier_risk
+
+    assert (Path(pyterrier_risk.__file__).parent / "py.typed").is_file()
+    pyproject = (Path(__file__).resolve().parents[1] / "pyproject.toml").read_text()
+    assert '"pyterrier_risk" = ["py.typed"]' in pyproject
