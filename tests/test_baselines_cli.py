@@ -13,7 +13,7 @@ import pytest
 from conftest import data_path
 
 import pyterrier_risk as ptr
-from pyterrier_risk.cli._main import main
+from pyterrier_risk.cli import main
 
 RUNS = ["stem-stop_BM25b0.75_1", "stem-stop_DLH13_2", "stem-stop_TF_IDF_5", "nostem-nostop_BB2_noSM_noSW"]
 

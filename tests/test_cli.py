@@ -11,8 +11,8 @@ import pandas as pd
 import pytest
 from conftest import data_path
 
-from pyterrier_risk.cli._main import main
-from pyterrier_risk.measures._risk import parse_measure
+from pyterrier_risk.cli import main
+from pyterrier_risk.measures import parse_measure
 
 GDEVAL_NDCG = "nDCG(gains={-2:0,0:0,1:1,2:3,3:7,4:15})@20"
 WEB_RUNS = ["indri-ql-cata-filtered", "indri-rm-catb", "indri-ql-catb-filtered"]

@@ -15,7 +15,7 @@ import pandas as pd
 import pytest
 from scipy import stats
 
-from pyterrier_risk.cli._main import main
+from pyterrier_risk.cli import main
 
 # per-topic P@1 of each run on topics 1-5: 1 where the run puts the relevant document first
 PATTERN = {"A": [1, 1, 1, 0, 1], "B": [1, 0, 1, 0, 0], "C": [0, 1, 1, 1, 0], "D": [1, 1, 0, 0, 0]}

@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 
 import pyterrier_risk as ptr
-from pyterrier_risk.cli._main import main
+from pyterrier_risk.cli import main
 
 ORDERS = {"base": "abcde", "same": "abcde", "swap": "bacde", "rev": "edcba"}
 

@@ -19,9 +19,8 @@ import pandas as pd
 import pytest
 from conftest import data_path
 
-from pyterrier_risk.cli import _eval
+from pyterrier_risk.cli import _eval, main
 from pyterrier_risk.cli._common import CLIError
-from pyterrier_risk.cli._main import main
 
 QRELS = "1 0 d1 1\n1 0 d2 0\n2 0 d1 0\n2 0 d3 2\n3 0 d2 1\n"
 RUN = "1 Q0 d1 1 2.0 t\n1 Q0 d2 2 1.0 t\n2 Q0 d3 1 3.0 t\n2 Q0 d1 2 1.5 t\n3 Q0 d2 1 1.0 t\n"

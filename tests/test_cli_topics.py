@@ -9,7 +9,7 @@ import pytest
 from conftest import data_path
 
 import pyterrier_risk as ptr
-from pyterrier_risk.cli._main import main
+from pyterrier_risk.cli import main
 
 QRELS = "1 0 d1 1\n1 0 d2 0\n2 0 d3 1\n2 0 d1 1\n3 0 d4 1\n"
 BASE = "1 Q0 d1 1 2.0 t\n1 Q0 d2 2 1.0 t\n2 Q0 d3 1 3.0 t\n2 Q0 d1 2 1.5 t\n3 Q0 d4 1 1.0 t\n"

@@ -25,7 +25,7 @@ import pytest
 import pyterrier_risk as ptr
 
 sys.path.insert(0, str(Path(__file__).parent))
-from test_lambdamart import FAST, synthetic  # noqa: E402
+from conftest import FAST, synthetic  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
 GAIN = 2.0 ** np.arange(31) - 1.0

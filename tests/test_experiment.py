@@ -14,7 +14,7 @@ from ir_measures import AP, P, nDCG
 from scipy import stats
 
 import pyterrier_risk as pr
-from pyterrier_risk.core._topics import TopicPolicyWarning
+from pyterrier_risk.core import TopicPolicyWarning
 
 RNG = np.random.default_rng(7)
 N_TOPICS, N_DOCS = 8, 6

@@ -217,7 +217,7 @@ def test_topics_or_qrels_none_is_pt_experiments_error_in_one_line(which, risk):
 
 # -- issue 21, item 7: a resample count no real input reaches is a one-line error everywhere -----------
 def test_resamples_beyond_the_limit_are_refused_before_anything_runs(tmp_path, capsys):
-    from pyterrier_risk.cli._main import main
+    from pyterrier_risk.cli import main
     from pyterrier_risk.core import MAX_RESAMPLES, compare_systems, randomization_test
     from pyterrier_risk.experiment import RiskTest
 

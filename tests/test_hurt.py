@@ -372,7 +372,7 @@ def test_break_even_measure_names_and_errors():
 def test_break_even_measure_in_eval(capsys, tmp_path):
     import io
 
-    from pyterrier_risk.cli._main import main
+    from pyterrier_risk.cli import main
 
     runs, qrels, _ = _ap_runs()
     qrels_file = tmp_path / "qrels"

@@ -14,7 +14,7 @@ import pytest
 from conftest import data_path
 
 from pyterrier_risk import read_qrels, read_run
-from pyterrier_risk.core._topics import TopicPolicyWarning
+from pyterrier_risk.core import TopicPolicyWarning
 
 RUN_TEXT = "1 Q0 a 0 2.5 sys\n1 Q0 b 1 1.5 sys\n\n2 Q0 a 0 -3e-1 sys\n"
 QRELS_TEXT = "1 0 a 1\n1 0 b 0\n2 0 a 2\n3 0 c 1\n"

@@ -23,7 +23,7 @@ import tomllib
 from pyterrier_risk import RiskLambdaMART, learning
 
 sys.path.insert(0, str(Path(__file__).parent))
-from test_lambdamart import FAST, synthetic  # noqa: E402
+from conftest import FAST, synthetic  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
 

@@ -16,7 +16,7 @@ from pyterrier_risk import RiskLambdaMART
 from pyterrier_risk.learning._modeltext import check_model_text
 
 sys.path.insert(0, str(Path(__file__).parent))
-from test_lambdamart import FAST, synthetic  # noqa: E402
+from conftest import FAST, synthetic  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
 

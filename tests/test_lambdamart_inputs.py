@@ -13,7 +13,7 @@ import pytest
 from pyterrier_risk import RiskLambdaMART, objective
 
 sys.path.insert(0, str(Path(__file__).parent))
-from test_lambdamart import FAST, synthetic  # noqa: E402
+from conftest import FAST, synthetic  # noqa: E402
 
 
 @pytest.fixture(scope="module")

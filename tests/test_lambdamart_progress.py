@@ -12,10 +12,10 @@ import numpy as np
 import pytest
 
 from pyterrier_risk import RiskLambdaMART
-from pyterrier_risk.learning._objective import RiskObjective
+from pyterrier_risk.learning import RiskObjective
 
 sys.path.insert(0, str(Path(__file__).parent))
-from test_lambdamart import FAST, synthetic  # noqa: E402
+from conftest import FAST, synthetic  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
 COMPILING = "compiling kernels (first use; cached in /somewhere)"

@@ -32,7 +32,7 @@ from pyterrier_risk import RiskLambdaMART
 from pyterrier_risk.learning import ObjectiveNotImportableWarning
 
 sys.path.insert(0, str(Path(__file__).parent))
-from test_lambdamart import FAST, synthetic  # noqa: E402
+from conftest import FAST, synthetic  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
 ENV = {**os.environ, "PYTHONPATH": str(REPO)}
@@ -135,7 +135,7 @@ INTERRUPTED_SAVES = """
     from pathlib import Path
     import numpy as np
     sys.path.insert(0, {tests!r})
-    from test_lambdamart import FAST, synthetic
+    from conftest import FAST, synthetic
     from pyterrier_risk import RiskLambdaMART
 
     res, qrels = synthetic()
@@ -212,7 +212,7 @@ SAVE_LOOP = """
     import sys
     from pathlib import Path
     sys.path.insert(0, {tests!r})
-    from test_lambdamart import FAST, synthetic
+    from conftest import FAST, synthetic
     from pyterrier_risk import RiskLambdaMART
 
     res, qrels = synthetic()
@@ -283,7 +283,7 @@ import warnings
 import numpy as np
 
 sys.path.insert(0, {tests!r})
-from test_lambdamart import FAST, synthetic
+from conftest import FAST, synthetic
 
 import pyterrier_risk as ptr
 

@@ -9,7 +9,7 @@ from conftest import data_path
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pyterrier_risk.data._letor import LetorData, read_letor
+from pyterrier_risk.data import LetorData, read_letor
 
 SAMPLE = """\
 # a whole-line comment

@@ -15,7 +15,7 @@ from ir_measures import AP, ERR, P, nDCG
 
 import pyterrier_risk as pr
 from pyterrier_risk import parse_measure
-from pyterrier_risk.core._topics import TopicPolicyWarning
+from pyterrier_risk.core import TopicPolicyWarning
 from pyterrier_risk.measures import RiskMeasure
 
 GDEVAL_NDCG = nDCG(gains={-2: 0, 0: 0, 1: 1, 2: 3, 3: 7, 4: 15}) @ 20

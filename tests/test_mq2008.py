@@ -11,7 +11,7 @@ import pytest
 from conftest import data_path
 from ir_measures import nDCG
 
-from pyterrier_risk.data._letor import read_letor
+from pyterrier_risk.data import read_letor
 from pyterrier_risk.data._mq2008 import (
     MQ2008_FOLDS,
     N_SYSTEMS,

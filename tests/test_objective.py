@@ -11,9 +11,9 @@ from hypothesis import strategies as st
 from paper_tables import TABLE3
 from scipy.stats import norm
 
+from pyterrier_risk.learning import KINDS, objective
 from pyterrier_risk.learning import _ndcg as N
 from pyterrier_risk.learning import _pairloop as P
-from pyterrier_risk.learning._objective import KINDS, objective
 from pyterrier_risk.learning.objectives import Round
 from pyterrier_risk.learning.objectives import _georisk_kernels as GK
 from pyterrier_risk.learning.objectives import _ucro_kernel as UK

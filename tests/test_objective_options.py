@@ -13,11 +13,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from pyterrier_risk import objective
-from pyterrier_risk.learning._lambdamart import RiskLambdaMART
+from pyterrier_risk.learning import RiskLambdaMART
 from pyterrier_risk.learning._objective import ALPHA_MAX
 
 sys.path.insert(0, str(Path(__file__).parent))
-from test_lambdamart import FAST, native_model, synthetic  # noqa: E402
+from conftest import FAST, native_model, synthetic  # noqa: E402
 
 
 @pytest.fixture(autouse=True, scope="module")

@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 from conftest import data_path
 
-from pyterrier_risk.data._letor import read_letor
-from pyterrier_risk.learning._objective import KINDS, objective
+from pyterrier_risk.data import read_letor
+from pyterrier_risk.learning import KINDS, objective
 
 lgb = pytest.importorskip("lightgbm")
 

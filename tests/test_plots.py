@@ -4,8 +4,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from pyterrier_risk.core._trisk import trisk
-from pyterrier_risk.core._zrisk import georisk
+from pyterrier_risk.core import georisk, trisk
 from pyterrier_risk.reporting._plots import (
     alpha_grid,
     georisk_curves,

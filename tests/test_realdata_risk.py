@@ -19,7 +19,7 @@ from ir_measures import ERR, nDCG
 from scipy import stats
 
 import pyterrier_risk as pr
-from pyterrier_risk.core._topics import TopicPolicyWarning
+from pyterrier_risk.core import TopicPolicyWarning
 
 pytestmark = [pytest.mark.realdata, pytest.mark.slow]
 

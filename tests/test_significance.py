@@ -471,7 +471,7 @@ def test_every_randomization_test_reads_the_one_default_null():
     import inspect
 
     from pyterrier_risk.cli._args import add_eval_arguments
-    from pyterrier_risk.experiment._experiment import Experiment
+    from pyterrier_risk.experiment import Experiment
     from pyterrier_risk.experiment._riskeval import RiskTest
 
     assert DEFAULT_NULL == "symmetric"  # the null of URisk = 0, the hypothesis of a risk measure's p-value

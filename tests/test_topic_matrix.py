@@ -159,7 +159,7 @@ def test_an_unsupported_measure_is_an_error():
 
 
 def test_topic_scores_equal_the_reference_and_warn():
-    from pyterrier_risk.core._topics import TopicPolicyWarning
+    from pyterrier_risk.core import TopicPolicyWarning
     from pyterrier_risk.measures._topics import topic_scores
 
     runs, qrels = _small()

@@ -10,7 +10,7 @@ import pytest
 from scipy import stats
 
 from pyterrier_risk import TRiskResult, trisk, urisk
-from pyterrier_risk.core._trisk import jackknife_se
+from pyterrier_risk.core import jackknife_se
 
 RNG = np.random.default_rng(2014)
 A = RNG.beta(2, 5, size=50)

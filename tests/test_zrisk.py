@@ -9,7 +9,7 @@ from paper_tables import TABLE3
 from scipy.stats import norm
 
 from pyterrier_risk import georisk, z_scores, zrisk
-from pyterrier_risk.core._zrisk import georisk_curve, zrisk_components
+from pyterrier_risk.core import georisk_curve, zrisk_components
 
 # Table 3 margins as printed: row totals S_i, column totals T_j and grand total N.
 TABLE3_S = [1.5000, 1.5000, 1.5000, 1.2500, 1.5000, 1.5000, 1.4009, 1.5738]
