@@ -233,7 +233,7 @@ def test_unknown_dataset_and_unwritable_out(capsys, tmp_path):
     err = capsys.readouterr().err
     assert "unknown ir_datasets id 'no-such-collection/v9'" in err and "Traceback" not in err
     assert main(["demo", "--folds", "1", "--out", str(tmp_path / "o")]) == 2
-    assert "--folds must be at least 2" in capsys.readouterr().err
+    assert "--folds must be at least 3" in capsys.readouterr().err
     assert main(["demo", "--alpha", "-1", "--out", str(tmp_path / "o")]) == 2
     err = capsys.readouterr().err  # the CLI or run_demo refuses it, in one line
     assert err.count("\n") == 1 and "error:" in err and ">= 0" in err and "-1" in err
@@ -625,7 +625,12 @@ def test_tutorial_tables_are_the_quick_demos(quick_study):
     assert trend.loc["U-CRO", "Wilcoxon p"] < 0.05
     assert trend.loc["U-CRO", "mean to"] < trend.loc["U-CRO", "mean from"]
     assert trend.loc["U-CRO", "closer"] > trend.loc["U-CRO", "further"]
-    assert trend.loc["GeoRisk-LM", "Wilcoxon p"] >= 0.05  # "the GeoRisk re-ranker ... does not"
+    # "so does the GeoRisk re-ranker ... but less (a smaller fall of the mean distance, fewer topics closer)"
+    assert trend.loc["GeoRisk-LM", "Wilcoxon p"] < 0.05
+    assert trend.loc["GeoRisk-LM", "closer"] > trend.loc["GeoRisk-LM", "further"]
+    assert trend.loc["GeoRisk-LM", "closer"] < trend.loc["U-CRO", "closer"]
+    fall = trend["mean from"] - trend["mean to"]
+    assert 0 < fall["GeoRisk-LM"] < fall["U-CRO"]
 
 
 # -- the shared PISA index, and Ctrl-C during retrieval ----------------------------------------------
