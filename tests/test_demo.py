@@ -285,7 +285,7 @@ def quick_study(tmp_path_factory):
 def test_demo_report_shows_the_trade_of_both_rerankers(quick_study):
     status, stdout, out = quick_study
     assert status == 0
-    assert "fold 3/3" in stdout and "report:" in stdout  # progress is shown
+    assert "9 models (" in stdout and "report:" in stdout  # progress is shown (and the engine's bar)
     assert "3 models of 30 trees on" in stdout and "30–30" not in stdout
     report = (out / "report.md").read_text()
     for section in ["## The trade: what risk-sensitive training buys", "## Mean effectiveness",
@@ -385,6 +385,11 @@ def test_query_texts_are_cut_between_words():
     kept = short.removesuffix(" …")
     assert text.startswith(kept) and text[len(kept)] == " "  # the cut falls on a space
     assert short_query("  a   short\nquery ", 40) == "a short query"  # short texts are kept whole
+    # a hyphenated word is one word (textwrap would cut "time-to- …")
+    text = "have any analytical studies been conducted on the time-to-failure mechanism"
+    for width in range(12, len(text)):
+        kept = short_query(text, width).removesuffix(" …")
+        assert text.startswith(kept) and text[len(kept)] == " ", width
     # plot titles wrap between words too: a long run name is never split
     name = "GeoRisk-LM(a=10,baselines=BM25,DPH,PL2,QLD)"
     wrapped = _wrap(f"T_J of {name} against its first stage", 20)

@@ -118,7 +118,8 @@ def write_candidates(cand: pd.DataFrame, qrels: pd.DataFrame, path: Path) -> Non
 
 
 def engine_rerank(cand: pd.DataFrame, qrels: pd.DataFrame, study: Study, *, n_systems: int, cache: Path,
-                  out: Path, workers: int | None = None, progress: bool = True) -> dict[str, pd.DataFrame]:
+                  out: Path, workers: int | None = None, progress: bool = True,
+                  log: Callable[[str], None] = print) -> dict[str, pd.DataFrame]:
     """Re-rank ``cand`` with every re-ranker of ``study`` on the learning-study engine (:func:`risk_study`).
 
     The candidates go to ``cache/candidates.txt`` (:func:`write_candidates`); the study splits their
@@ -127,7 +128,7 @@ def engine_rerank(cand: pd.DataFrame, qrels: pd.DataFrame, study: Study, *, n_sy
     scores the last, so every topic is scored by a model that never saw it. The tasks run on a process
     pool (``workers``; default every core) and are stored in ``out`` (a rerun skips them), with the
     study's own tables (:meth:`RiskStudyResult.write`). U-CRO's baseline is BM25's score (feature 1);
-    GeoRisk's are every system's score (features 1, 3, ...).
+    GeoRisk's are every system's score (features 1, 3, ...). ``log`` gets one line per fold: its models' trees.
 
     Returns:
         re-ranker name -> result frame (``qid``, ``query``, ``docno``, ``score``, ``rank``) over all topics.
@@ -146,6 +147,9 @@ def engine_rerank(cand: pd.DataFrame, qrels: pd.DataFrame, study: Study, *, n_sy
         baselines=[f + 1 for f in system_score_features(n_systems)], objectives=objectives or ("urisk",),
         alphas=alphas or (0.0,), seeds=(study.seed,), rounds=study.num_boost_round, params=params,
         workers=workers, out=out, progress=progress)  # fmt: skip
+    for fold, models in result.models.groupby("fold", sort=False):
+        trees = models["best_iteration"].tolist()[: 1 + len(objectives) * len(alphas)]
+        log(f"  {fold}: {_models_text(trees)} on {study.folds - 2} of {study.folds} parts of the topics")
     queries = cand[["qid", "query"]].drop_duplicates("qid")
     runs = {}
     for (objective, alpha, _seed), run in result.runs.items():

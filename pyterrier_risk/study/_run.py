@@ -91,7 +91,7 @@ def rerank(collection: Collection, study: Study, log: Callable[[str], None] = _p
     t0 = time.perf_counter()
     reranked = engine_rerank(candidate_features(collection.results, study.depth), collection.qrels, study,
                              n_systems=len(pisa), cache=out / "cache", out=out / "study",
-                             workers=workers)
+                             workers=workers, log=log)
     log(f"  {study.folds * len(rerankers)} models ({time.perf_counter() - t0:.1f}s)")
     run_depth = max(RUN_DEPTH, study.depth)
     results = {name: res[res["rank"] < run_depth] for name, res in collection.results.items()}
