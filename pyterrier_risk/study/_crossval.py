@@ -128,7 +128,7 @@ def engine_rerank(cand: pd.DataFrame, qrels: pd.DataFrame, study: Study, *, n_sy
     scores the last, so every topic is scored by a model that never saw it. The tasks run on a process
     pool (``workers``; default every core) and are stored in ``out`` (a rerun skips them), with the
     study's own tables (:meth:`RiskStudyResult.write`). U-CRO's baseline is BM25's score (feature 1);
-    GeoRisk's are every system's score (features 1, 3, ...). ``log`` gets one line per fold: its models' trees.
+    GeoRisk's are every system's score (features 1, 3, ...). ``log``: a line per fold.
 
     Returns:
         re-ranker name -> result frame (``qid``, ``query``, ``docno``, ``score``, ``rank``) over all topics.
