@@ -186,8 +186,13 @@ def test_the_engine_trains_the_rerankers_once_and_a_rerun_reuses_them(pipeline, 
         pd.testing.assert_frame_equal(run[top.columns], top)
     plain = Study("irds:synthetic", (0.0,), ("urisk",), folds=3, depth=20, num_boost_round=3, seed=1,
                   quick=True)  # no α > 0: LambdaMART only, as the demo's --objective lambdarank
-    only = engine_rerank(cand, collection.qrels, plain, n_systems=3, cache=tmp_path, out=tmp_path / "s",
-                         workers=1, progress=False)
-    assert list(only) == [PLAIN]
-    pd.testing.assert_frame_equal(only[PLAIN][["qid", "docno", "score"]],
-                                  again[PLAIN][["qid", "docno", "score"]])
+    lambdarank = Study("irds:synthetic", (0.0, 5.0), (), folds=3, depth=20, num_boost_round=3, seed=1,
+                       quick=True)  # --objective lambdarank: no objective, whatever the α
+    for settings in (plain, lambdarank):
+        only = engine_rerank(cand, collection.qrels, settings, n_systems=3, cache=tmp_path,
+                             out=tmp_path / "s", workers=1, progress=False)
+        assert list(only) == [PLAIN]
+        pd.testing.assert_frame_equal(only[PLAIN][["qid", "docno", "score"]],
+                                      again[PLAIN][["qid", "docno", "score"]])
+    # the same tasks both times: LambdaMART and the engine's one objective at α 0, per fold
+    assert len(list((tmp_path / "s" / "tasks").iterdir())) == 2 * 3

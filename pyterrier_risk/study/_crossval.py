@@ -140,6 +140,8 @@ def engine_rerank(cand: pd.DataFrame, qrels: pd.DataFrame, study: Study, *, n_sy
     write_candidates(cand, qrels, cache / "candidates.txt")
     alphas = tuple(a for a in study.alphas if a > 0)
     objectives = study.objectives if alphas else ()
+    if not objectives:  # LambdaMART only: the engine trains one objective at least, at α 0 here
+        alphas = ()
     fixed = ("num_threads", "deterministic", "force_row_wise")  # the engine sets these itself
     params = {k: v for k, v in TREE_PARAMS.items() if k not in fixed}
     result = risk_study(
@@ -154,7 +156,7 @@ def engine_rerank(cand: pd.DataFrame, qrels: pd.DataFrame, study: Study, *, n_sy
     runs = {}
     for (objective, alpha, _seed), run in result.runs.items():
         if objective != REFERENCE and not objectives:
-            continue  # the engine trains one objective at least; the demo then wants LambdaMART only
+            continue
         res = run.merge(queries, on="qid", how="left")
         res = res.sort_values(["qid", "score"], ascending=[True, False], kind="stable").reset_index(drop=True)
         runs[study.run_name(objective, alpha)] = res.assign(rank=res.groupby("qid", sort=False).cumcount())
