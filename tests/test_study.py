@@ -11,7 +11,7 @@ import pytest
 
 import pyterrier_risk as ptr
 from pyterrier_risk import risk_reward
-from pyterrier_risk.data import read_qrels, read_run
+from pyterrier_risk.data import letor_folds, read_letor, read_qrels, read_run
 from pyterrier_risk.learning import get_objective, objective_names
 from pyterrier_risk.study import (
     BASELINE,
@@ -20,6 +20,8 @@ from pyterrier_risk.study import (
     Evaluation,
     Study,
     StudyTables,
+    candidate_features,
+    engine_rerank,
     evaluate_study,
     make_model,
     make_plots,
@@ -29,11 +31,13 @@ from pyterrier_risk.study import (
     risk_objectives,
     study_settings,
     study_tables,
+    topic_folds,
+    write_candidates,
     write_report,
     write_runs,
 )
 
-TOPICS, DOCS = 12, 30
+TOPICS, DOCS = 18, 30  # 6 topics (120 candidates) per part: LightGBM needs 2 × min_data_in_leaf rows
 
 
 def _collection(seed=0):
@@ -114,7 +118,7 @@ def pipeline(tmp_path_factory):
     collection = _collection()
     study = Study("irds:synthetic", (0.0, 5.0), ("urisk",), folds=3, depth=20, num_boost_round=3, seed=1,
                   quick=True)
-    results = rerank(collection, study, log=lambda _: None)
+    results = rerank(collection, study, log=lambda _: None, out=out, workers=1)
     write_runs(out, results, collection.qrels)
     ev = evaluate_study(results, collection.topics, collection.qrels, BASELINE, study.alphas)
     tables = study_tables(ev, results, collection.topics, study, collection.systems)
@@ -172,3 +176,53 @@ def test_write_run_refuses_a_tag_that_is_not_one_word(tmp_path):
         with pytest.raises(ValueError, match="one non-empty word"):
             write_run(res, tmp_path / "r.run", tag)
     assert not (tmp_path / "r.run").exists()
+
+
+@pytest.mark.parametrize("seed", [1, 7])
+def test_candidates_as_letor_round_trip_and_split_as_topic_folds(tmp_path, seed):
+    """The engine reads back the candidates' features, labels and docnos, and splits their topics as the
+    report's per-fold table (:func:`topic_folds`) does."""
+    collection = _collection()
+    cand = candidate_features(collection.results, 20)
+    write_candidates(cand, collection.qrels, tmp_path / "c.txt")
+    data = read_letor(tmp_path / "c.txt")
+    back = pd.DataFrame({"qid": data.qid, "docno": data.docno, "label": data.y, "row": range(len(data.y))})
+    merged = cand.merge(back, on=["qid", "docno"]).merge(collection.qrels, on=["qid", "docno"], how="left",
+                                                           suffixes=("", "_qrels"))
+    assert len(merged) == len(cand) == len(data.y)
+    np.testing.assert_array_equal(merged["label"], merged["label_qrels"].fillna(0))
+    np.testing.assert_array_equal(data.X[merged["row"]], np.stack(merged["features"]))  # every digit
+    folds = letor_folds(tmp_path / "c.txt", folds=3, seed=seed)
+    parts = topic_folds(cand["qid"].unique(), 3, seed)
+    assert sorted(sorted(f.test.qids) for f in folds) == sorted(sorted(p) for p in parts)
+    for f in folds:
+        assert not set(f.test.qids) & (set(f.train.qids) | set(f.vali.qids))
+
+
+def test_the_engine_trains_the_rerankers_once_and_a_rerun_reuses_them(pipeline, tmp_path):
+    out, collection, study, results, *_ = pipeline
+    stored = sorted((out / "study" / "tasks").iterdir())
+    assert len(stored) == study.folds * len(study.rerankers())  # the tasks of the demo's models, stored
+    per_query = pd.read_csv(out / "study" / "per_query.csv", dtype={"qid": str}, skiprows=1)  # a caption
+    tested = per_query.groupby(["objective", "alpha"])["qid"].agg(lambda q: q.is_unique and len(q))
+    assert tested.eq(TOPICS).all()  # every topic tested once per model kind
+    cand = candidate_features(collection.results, study.depth)
+    mtimes = [p.stat().st_mtime_ns for p in stored]
+    again = engine_rerank(cand, collection.qrels, study, n_systems=3, cache=out / "cache", out=out / "study",
+                          workers=1, progress=False)
+    assert [p.stat().st_mtime_ns for p in sorted((out / "study" / "tasks").iterdir())] == mtimes
+    for name, run in again.items():
+        top = results[name][results[name]["rank"] < study.depth].reset_index(drop=True)
+        pd.testing.assert_frame_equal(run[top.columns], top)
+    plain = Study("irds:synthetic", (0.0,), ("urisk",), folds=3, depth=20, num_boost_round=3, seed=1,
+                  quick=True)  # no α > 0: LambdaMART only, as the demo's --objective lambdarank
+    lambdarank = Study("irds:synthetic", (0.0, 5.0), (), folds=3, depth=20, num_boost_round=3, seed=1,
+                       quick=True)  # --objective lambdarank: no objective, whatever the α
+    for settings in (plain, lambdarank):
+        only = engine_rerank(cand, collection.qrels, settings, n_systems=3, cache=tmp_path,
+                             out=tmp_path / "s", workers=1, progress=False)
+        assert list(only) == [PLAIN]
+        pd.testing.assert_frame_equal(only[PLAIN][["qid", "docno", "score"]],
+                                      again[PLAIN][["qid", "docno", "score"]])
+    # the same tasks both times: LambdaMART and the engine's one objective at α 0, per fold
+    assert len(list((tmp_path / "s" / "tasks").iterdir())) == 2 * 3

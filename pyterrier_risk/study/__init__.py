@@ -7,8 +7,10 @@
   :func:`objective_label`);
 * collection: :func:`retrieve` (ir_datasets, PISA index and systems) gives a :class:`Collection`;
   :func:`candidate_features` builds the re-rankers' features from the systems' results;
-* cross-validation: :func:`topic_folds`, :func:`make_model`, :func:`cross_validated_rerank`,
-  :func:`with_tail`, and :func:`rerank` for the study's runs; :func:`write_runs` writes them as TREC files;
+* cross-validation: :func:`topic_folds`, :func:`make_model`, :func:`cross_validated_rerank` (the
+  in-process loop), :func:`engine_rerank` (the same on :func:`risk_study`'s engine, from the candidates
+  as a LETOR file by :func:`write_candidates`), :func:`with_tail`, and :func:`rerank` for the study's runs
+  (on the engine); :func:`write_runs` writes them as TREC files;
 * evaluation: :func:`evaluate_study` gives an :class:`Evaluation`, :func:`study_tables` the
   :class:`StudyTables` (:func:`trade_table`, :func:`folds_table`, :func:`risk_table`, ...);
 * plots: :func:`plot_against_baseline` (shared with ``pyterrier-risk eval --plots``), :func:`make_plots`;
@@ -43,6 +45,8 @@ _EXPORTS = {
     "relevance_labels": "_collection",
     "retrieve": "_collection",
     "cross_validated_rerank": "_crossval",
+    "engine_rerank": "_crossval",
+    "write_candidates": "_crossval",
     "make_model": "_crossval",
     "topic_folds": "_crossval",
     "with_tail": "_crossval",

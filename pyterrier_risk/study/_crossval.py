@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -15,7 +16,7 @@ import pandas as pd
 
 from ..learning import RiskLambdaMART, get_objective
 from ._collection import system_score_features
-from ._settings import TREE_PARAMS, Reranker
+from ._settings import TREE_PARAMS, Reranker, Study
 
 
 def with_tail(reranked: pd.DataFrame, first_stage: pd.DataFrame, depth: int) -> pd.DataFrame:
@@ -93,3 +94,70 @@ def _models_text(trees: Sequence[int]) -> str:
     lo, hi = min(trees), max(trees)
     size = f"{lo}" if lo == hi else f"{lo}–{hi}"
     return f"{len(trees)} model{'s' if len(trees) != 1 else ''} of {size} tree{'s' if hi != 1 else ''}"
+
+
+def write_candidates(cand: pd.DataFrame, qrels: pd.DataFrame, path: Path) -> None:
+    """The candidates as one LETOR file (``# docid = ...`` comments), written atomically.
+
+    Labels come from ``qrels`` (an unjudged candidate is 0); feature ``i + 1`` is ``features[i]``, written
+    with every digit. The queries are in :func:`topic_folds`' order, so that ``letor_folds(path,
+    folds=k, seed=s)`` cuts them into the parts ``topic_folds(qids, k, s)`` gives.
+    """
+    from ..data import atomic_write
+
+    judged = qrels.drop_duplicates(["qid", "docno"])[["qid", "docno", "label"]]
+    rows = cand[["qid", "docno", "features"]].merge(judged, on=["qid", "docno"], how="left")
+    order = {q: i for i, q in enumerate(sorted(set(rows["qid"]), key=lambda q: (len(q), q)))}
+    rows = rows.iloc[np.argsort(rows["qid"].map(order).to_numpy(), kind="stable")]
+    labels = rows["label"].fillna(0).astype(int).to_numpy()
+    with atomic_write(path) as fh:
+        for label, qid, docno, feats in zip(labels, rows["qid"], rows["docno"], rows["features"],
+                                            strict=True):
+            values = " ".join(f"{i}:{float(v)!r}" for i, v in enumerate(feats, start=1))
+            fh.write(f"{label} qid:{qid} {values} # docid = {docno}\n")
+
+
+def engine_rerank(cand: pd.DataFrame, qrels: pd.DataFrame, study: Study, *, n_systems: int, cache: Path,
+                  out: Path, workers: int | None = None, progress: bool = True,
+                  log: Callable[[str], None] = print) -> dict[str, pd.DataFrame]:
+    """Re-rank ``cand`` with every re-ranker of ``study`` on the learning-study engine (:func:`risk_study`).
+
+    The candidates go to ``cache/candidates.txt`` (:func:`write_candidates`); the study splits their
+    topics into ``study.folds`` parts with ``study.seed`` (the parts of :func:`topic_folds`) and, per
+    fold, trains on ``folds − 2`` parts, keeps one for validation (its curve; no early stopping) and
+    scores the last, so every topic is scored by a model that never saw it. The tasks run on a process
+    pool (``workers``; default every core) and are stored in ``out`` (a rerun skips them), with the
+    study's own tables (:meth:`RiskStudyResult.write`). U-CRO's baseline is BM25's score (feature 1);
+    GeoRisk's are every system's score (features 1, 3, ...). ``log``: a line per fold.
+
+    Returns:
+        re-ranker name -> result frame (``qid``, ``query``, ``docno``, ``score``, ``rank``) over all topics.
+    """
+    from ._learn import risk_study
+    from ._learn_settings import REFERENCE
+
+    cache.mkdir(parents=True, exist_ok=True)
+    write_candidates(cand, qrels, cache / "candidates.txt")
+    alphas = tuple(a for a in study.alphas if a > 0)
+    objectives = study.objectives if alphas else ()
+    if not objectives:  # LambdaMART only: the engine trains one objective at least, at α 0 here
+        alphas = ()
+    fixed = ("num_threads", "deterministic", "force_row_wise")  # the engine sets these itself
+    params = {k: v for k, v in TREE_PARAMS.items() if k not in fixed}
+    result = risk_study(
+        cache / "candidates.txt", folds=study.folds, split_seed=study.seed, baseline=1,
+        baselines=[f + 1 for f in system_score_features(n_systems)], objectives=objectives or ("urisk",),
+        alphas=alphas or (0.0,), seeds=(study.seed,), rounds=study.num_boost_round, params=params,
+        workers=workers, out=out, progress=progress)  # fmt: skip
+    for fold, models in result.models.groupby("fold", sort=False):
+        trees = models["best_iteration"].tolist()[: 1 + len(objectives) * len(alphas)]
+        log(f"  {fold}: {_models_text(trees)} on {study.folds - 2} of {study.folds} parts of the topics")
+    queries = cand[["qid", "query"]].drop_duplicates("qid")
+    runs = {}
+    for (objective, alpha, _seed), run in result.runs.items():
+        if objective != REFERENCE and not objectives:
+            continue
+        res = run.merge(queries, on="qid", how="left")
+        res = res.sort_values(["qid", "score"], ascending=[True, False], kind="stable").reset_index(drop=True)
+        runs[study.run_name(objective, alpha)] = res.assign(rank=res.groupby("qid", sort=False).cumcount())
+    return runs

@@ -46,7 +46,9 @@ def short_query(text: str, width: int = QUERY_WIDTH) -> str:
     import textwrap
 
     text = " ".join(str(text).split())
-    return textwrap.shorten(text, width, placeholder=" …") if len(text) > width else text
+    if len(text) <= width:
+        return text
+    return textwrap.shorten(text, width, placeholder=" …", break_on_hyphens=False)  # "time-to-" is no word
 
 
 def _hurt_view(hurt: pd.DataFrame, baseline: str, measure: str, top: int = HURT_TOP) -> pd.DataFrame:

@@ -3,7 +3,9 @@
 1. index the ir_datasets corpus with pyterrier-pisa (cached under ``OUT/cache``) and retrieve with the
    PISA systems (:mod:`._collection`);
 2. re-rank BM25's top candidates with :class:`~pyterrier_risk.RiskLambdaMART` by k-fold
-   cross-validation over the topics (:mod:`._crossval`);
+   cross-validation over the topics on the learning-study engine (:func:`~pyterrier_risk.risk_study`;
+   the candidates as a LETOR file in ``OUT/cache``, the study's tasks and tables in ``OUT/study``;
+   :mod:`._crossval`);
 3. write the runs (``OUT/runs``) and the qrels as evaluated (``OUT/qrels.txt``) as TREC files, so that
    ``pyterrier-risk eval`` can re-evaluate them;
 4. evaluate everything with one Experiment call and build the tables (:mod:`._evaluate`), draw the
@@ -23,7 +25,7 @@ import pandas as pd
 
 from ..data import ensure_writable_dir, write_qrels, write_run
 from ._collection import Collection, _safe_name, candidate_features, retrieve
-from ._crossval import cross_validated_rerank, with_tail
+from ._crossval import engine_rerank, with_tail
 from ._evaluate import Evaluation, StudyTables, evaluate_study, study_tables
 from ._plots import make_plots
 from ._report import write_report
@@ -74,20 +76,23 @@ def write_runs(out: Path, results: dict[str, pd.DataFrame], qrels: pd.DataFrame)
     write_qrels(qrels, out / "qrels.txt")
 
 
-def rerank(collection: Collection, study: Study,
-           log: Callable[[str], None] = _progress) -> dict[str, pd.DataFrame]:
+def rerank(collection: Collection, study: Study, log: Callable[[str], None] = _progress, *,
+           out: Path, workers: int | None = None) -> dict[str, pd.DataFrame]:
     """The runs to evaluate: the PISA systems' top ``max(RUN_DEPTH, depth)``, then the re-rankers.
 
-    Each re-ranker re-orders BM25's top ``study.depth`` with BM25's ranking below (:func:`with_tail`).
+    Each re-ranker re-orders BM25's top ``study.depth`` with BM25's ranking below (:func:`with_tail`);
+    the re-rankers are trained by :func:`engine_rerank` (candidates in ``out/cache``, the learning study
+    in ``out/study``) on ``workers`` processes.
     """
     rerankers, pisa = study.rerankers(), collection.systems
     log(f"re-ranking BM25 top-{study.depth} with {len(rerankers)} RiskLambdaMART models "
-        f"({', '.join(r.name for r in rerankers)}): {study.folds}-fold cross-validation over topics")
+        f"({', '.join(r.name for r in rerankers)}): {study.folds}-fold cross-validation over topics "
+        f"on the learning-study engine ({out / 'study'})")
     t0 = time.perf_counter()
-    reranked = cross_validated_rerank(candidate_features(collection.results, study.depth), collection.qrels,
-                                      rerankers, n_systems=len(pisa), folds=study.folds, seed=study.seed,
-                                      num_boost_round=study.num_boost_round, log=log)
-    log(f"  trained {study.folds * len(rerankers)} models ({time.perf_counter() - t0:.1f}s)")
+    reranked = engine_rerank(candidate_features(collection.results, study.depth), collection.qrels, study,
+                             n_systems=len(pisa), cache=out / "cache", out=out / "study",
+                             workers=workers, log=log)
+    log(f"  {study.folds * len(rerankers)} models ({time.perf_counter() - t0:.1f}s)")
     run_depth = max(RUN_DEPTH, study.depth)
     results = {name: res[res["rank"] < run_depth] for name, res in collection.results.items()}
     for name, res in reranked.items():
@@ -98,7 +103,7 @@ def rerank(collection: Collection, study: Study,
 def run_study(dataset: str = DEFAULT_DATASET, out: str | os.PathLike = "pyterrier-risk-demo", *,
               quick: bool = False, alphas: Sequence[float] | None = None, folds: int | None = None,
               depth: int | None = None, seed: int = 42, objective: str | None = None,
-              objectives: Sequence[str] | None = None,
+              objectives: Sequence[str] | None = None, workers: int | None = None,
               log: Callable[[str], None] = _progress) -> StudyResult:
     """Run the whole study and write the report (see the module docstring); ``pyterrier-risk demo``.
 
@@ -116,6 +121,7 @@ def run_study(dataset: str = DEFAULT_DATASET, out: str | os.PathLike = "pyterrie
             ``'lambdarank'`` trains only plain LambdaMART.
         objectives: the risk-sensitive objectives to train (default ``('urisk', 'georisk')``); takes
             precedence over ``objective``.
+        workers: processes that train the re-rankers (default: every core; the results do not depend on it).
         log: progress callback (one line per step).
 
     Returns:
@@ -134,7 +140,7 @@ def run_study(dataset: str = DEFAULT_DATASET, out: str | os.PathLike = "pyterrie
     study = study_settings(dataset, quick=quick, alphas=alphas, folds=folds, depth=depth, seed=seed,
                            objective=objective, objectives=objectives)
     collection = retrieve(study, out, log)
-    results = rerank(collection, study, log)
+    results = rerank(collection, study, log, out=out, workers=workers)
     write_runs(out, results, collection.qrels)
     log("evaluating (pyterrier_risk.Experiment) and writing the report with plots")
     t0 = time.perf_counter()

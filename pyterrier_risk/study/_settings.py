@@ -127,9 +127,9 @@ def study_settings(dataset: str = DEFAULT_DATASET, *, quick: bool = False,
         raise StudyError(f"alphas must be non-empty, finite and >= 0, got {alphas}")
     alphas = tuple(sorted({0.0, *alphas}))
     folds = folds or (3 if quick else 5)
-    if folds < 2:
-        raise StudyError("--folds must be at least 2 (train on some topics, test on the others), "
-                         f"got {folds}")
+    if folds < 3:
+        raise StudyError("--folds must be at least 3 (train on some topics, validate on one part, test on "
+                         f"another), got {folds}")
     depth = depth or (50 if quick else 100)
     if depth < 10:
         raise StudyError(f"the re-ranking depth must be at least 10 (the cutoff of nDCG@10), got {depth}")
