@@ -18,7 +18,7 @@ from ._validate import as_matrix
 
 __all__ = ["baseline_scores", "BASELINE_KINDS"]
 
-BASELINE_KINDS = ("mean", "median", "max")
+BASELINE_KINDS: tuple[Literal["mean", "median", "max"], ...] = ("mean", "median", "max")
 
 
 def baseline_scores(

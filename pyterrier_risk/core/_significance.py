@@ -59,7 +59,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 from itertools import combinations, permutations
-from typing import Any, Literal
+from typing import Any, Final, Literal
 
 import numpy as np
 import pandas as pd
@@ -89,7 +89,7 @@ NULLS = ("symmetric", "exchangeable")
 #: (TRisk's own H0: the risk-weighted differences are symmetric about 0), the hypothesis a risk
 #: measure's p-value is about; ``'exchangeable'`` tests that system and baseline are exchangeable on
 #: every topic (Fisher's randomization test). The two are one test at alpha = 0.
-DEFAULT_NULL = "symmetric"
+DEFAULT_NULL: Final = "symmetric"
 _ALTERNATIVES = ("two-sided", "greater", "less")
 _TESTS = ("randomization", "t", "tukey")
 _CELLS_PER_CHUNK = 1 << 21  # float64 cells per resampling chunk (16 MiB per temporary array)

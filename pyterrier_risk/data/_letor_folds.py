@@ -230,7 +230,7 @@ def _concat(parts: list[LetorData]) -> LetorData:
             if q in owner:
                 raise ValueError(f"qid {q!r} is in both {owner[q]} and {p.path} (partitions share no query)")
             owner[q] = p.path
-    docno = None if parts[0].docno is None else np.concatenate([p.docno for p in parts])  # type: ignore[misc]
+    docno = None if parts[0].docno is None else np.concatenate([p.docno for p in parts])
     return _freeze(
         np.concatenate([p.X for p in parts]), np.concatenate([p.y for p in parts]),
         np.concatenate([p.qid for p in parts]), docno, np.concatenate([p.group for p in parts]),
@@ -470,7 +470,7 @@ def letor_folds(
     n_parts = check_int(folds, "folds", minimum=3)
     seed = check_int(seed, "seed", minimum=0)
     file = os.path.abspath(p)
-    return _file_folds(file, n_parts, seed, _group_file_of(file, query_file))  # type: ignore[arg-type]
+    return _file_folds(file, n_parts, seed, _group_file_of(file, query_file))
 
 
 def run_baseline_scores(data: LetorData, run: pd.DataFrame, *, name: str) -> np.ndarray:

@@ -47,8 +47,10 @@ class MeasureNameError(ValueError, NameError):
 def _integral_cutoff(base: Measure) -> Measure:
     """``nDCG@20.0`` -> ``nDCG@20`` where the cutoff must be an int (not ``IPrec@1.0``, a float recall)."""
     at = getattr(base, "AT_PARAM", None)
-    info = base.SUPPORTED_PARAMS.get(at) if at else None
-    cutoff = base.params.get(at) if at else None
+    if not at:
+        return base
+    info = base.SUPPORTED_PARAMS.get(at)
+    cutoff = base.params.get(at)
     if (
         info is not None
         and info.dtype is not None
@@ -375,10 +377,11 @@ def parse_measure(measure: str | Measure) -> Measure:
         node = ast.parse(source.code, mode="eval").body
         parsed = _node_to_measure(node, source)
     except (SyntaxError, _NotAnExpression) as e:
-        parsed = _one_trec_measure(text, text)  # "ndcg_cut.10,20" and the like
-        if parsed is None:
+        trec = _one_trec_measure(text, text)  # "ndcg_cut.10,20" and the like
+        if trec is None:
             reason = e.msg if isinstance(e, SyntaxError) else "unexpected expression"
             raise ValueError(f"cannot parse measure {text!r}: {reason}; {_PARSE_HELP}") from None
+        parsed = trec
     return _checked(parsed, text)
 
 
