@@ -309,10 +309,10 @@ def arrange_eval_argv(tokens: Sequence[str], known: EvalOptions) -> list[str]:
             runs.append(token)
             continue
         name, inline = _resolve(token, arity)
-        n = arity.get(name) if name else None
-        if name is None or n == 0:
+        if name is None or arity[name] == 0:
             options.append(token if name is None else name)
             continue
+        n = arity[name]
         values = [inline] if inline is not None else []
         if not values and i < len(words) and _first_value(words[i], n, arity):
             values.append(words[i])

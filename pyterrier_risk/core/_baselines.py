@@ -9,7 +9,8 @@ TRisk computed against such a baseline is written T*Risk in the 2016 paper.
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from collections.abc import Sequence
+from typing import Any, Literal, overload
 
 import numpy as np
 import pandas as pd
@@ -19,6 +20,16 @@ from ._validate import as_matrix
 __all__ = ["baseline_scores", "BASELINE_KINDS"]
 
 BASELINE_KINDS: tuple[Literal["mean", "median", "max"], ...] = ("mean", "median", "max")
+
+
+@overload
+def baseline_scores(
+    matrix: np.ndarray | Sequence[Any], kind: Literal["mean", "median", "max"] = "mean"
+) -> np.ndarray: ...
+
+
+@overload
+def baseline_scores(matrix: pd.DataFrame, kind: Literal["mean", "median", "max"] = "mean") -> pd.Series: ...
 
 
 def baseline_scores(

@@ -56,10 +56,10 @@ ranx) is the one-way version that ignores the pairing by topic.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from itertools import combinations, permutations
-from typing import Any, Final, Literal
+from typing import Any, Final, Literal, overload
 
 import numpy as np
 import pandas as pd
@@ -154,6 +154,14 @@ def _hommel_sorted(p: np.ndarray) -> np.ndarray:
         a[-k:] = np.maximum(a[-k:], cim)
         a[:-k] = np.maximum(a[:-k], np.minimum(k * p[:-k], cim))
     return a
+
+
+@overload
+def adjust_p_values(p: np.ndarray | Sequence[Any], method: str = "holm") -> np.ndarray: ...
+
+
+@overload
+def adjust_p_values(p: pd.DataFrame, method: str = "holm") -> pd.Series: ...
 
 
 def adjust_p_values(p: Any, method: str = "holm") -> np.ndarray | pd.Series:

@@ -212,10 +212,12 @@ def _insert_corrections(table: pd.DataFrame, tables: Tables, options: TableOptio
     """``"<m> reject"`` and ``"<m> p-value corrected"`` after each p-value column, across systems."""
     from ..core import adjust_p_values
 
+    correction = options.correction
+    assert correction is not None  # called only when a correction is asked for
     for m in tables.ordinary:
         pcol = f"{m} p-value"
         p = table[pcol].drop(table.index[baseline]).to_numpy(dtype=float)
-        corrected = adjust_p_values(p, options.correction)
+        corrected = adjust_p_values(p, correction)
         reject = corrected <= options.correction_alpha
         position = table.columns.get_loc(pcol)
         reject = np.insert(reject, baseline, False)

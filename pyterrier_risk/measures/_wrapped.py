@@ -22,7 +22,7 @@ import math
 import numbers
 import re
 import tokenize
-from typing import Any
+from typing import Any, TypeVar
 
 import ir_measures
 from ir_measures.measures import Measure
@@ -111,6 +111,9 @@ def checked_base(
     return measure
 
 
+_Wrapped = TypeVar("_Wrapped", bound="WrappedMeasure")
+
+
 class WrappedMeasure(Measure):
     """A measure computed from the per-topic values of a *base* measure (URisk, TRisk, ZRisk, GeoRisk, UE).
 
@@ -124,7 +127,7 @@ class WrappedMeasure(Measure):
     def __init__(self, **params: Any) -> None:
         super().__init__(**self._normalise(dict(params)))
 
-    def __call__(self, base: Any = None, /, **kwargs: Any) -> WrappedMeasure:
+    def __call__(self: _Wrapped, base: Any = None, /, **kwargs: Any) -> _Wrapped:
         """Return a copy with ``base`` (positional) and/or keyword parameters replaced."""
         params = dict(self.params)
         if base is not None:

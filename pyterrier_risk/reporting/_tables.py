@@ -26,8 +26,9 @@ def _as_frame(df: object) -> pd.DataFrame:
         return df
     if isinstance(df, pd.Series):
         return df.to_frame()
-    if isinstance(getattr(df, "data", None), pd.DataFrame):  # a Styler (Experiment(highlight=...))
-        return df.data
+    data = getattr(df, "data", None)
+    if isinstance(data, pd.DataFrame):  # a Styler (Experiment(highlight=...))
+        return data
     raise TypeError(f"expected a pandas DataFrame, got {type(df).__name__}")
 
 
