@@ -277,6 +277,14 @@ def georisk(matrix: Any, alpha: float = 0.0) -> np.ndarray | pd.Series:
     return _wrap_systems(values, systems, "georisk")
 
 
+@overload
+def georisk_curve(matrix: np.ndarray | Sequence[Any], alphas: Sequence[float]) -> np.ndarray: ...
+
+
+@overload
+def georisk_curve(matrix: pd.DataFrame, alphas: Sequence[float]) -> pd.DataFrame: ...
+
+
 def georisk_curve(matrix: Any, alphas: Sequence[float]) -> np.ndarray | pd.DataFrame:
     """GeoRisk of every system for several alphas at the cost of one (2016 Figures 2–3).
 
