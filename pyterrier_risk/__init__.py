@@ -25,6 +25,7 @@ registered measures.
 from __future__ import annotations
 
 import importlib
+from typing import TYPE_CHECKING
 
 from ._lazy import lazy_exports
 
@@ -111,6 +112,77 @@ _EXPORTS: dict[str, str] = {
 
 __all__ = ["__version__", *_EXPORTS]
 
+
+if TYPE_CHECKING:  # the lazy names for type checkers and editors (tests/test_package.py: the same)
+    from .core import TOPIC_MODES as TOPIC_MODES
+    from .core import BaselineSensitivity as BaselineSensitivity
+    from .core import FriedmanResult as FriedmanResult
+    from .core import RandomizationResult as RandomizationResult
+    from .core import RiskReward as RiskReward
+    from .core import TopicPolicyWarning as TopicPolicyWarning
+    from .core import TRiskResult as TRiskResult
+    from .core import adjust_p_values as adjust_p_values
+    from .core import baseline_scores as baseline_scores
+    from .core import baseline_sensitivity as baseline_sensitivity
+    from .core import break_even_alpha as break_even_alpha
+    from .core import compare_systems as compare_systems
+    from .core import friedman_test as friedman_test
+    from .core import georisk as georisk
+    from .core import georisk_curve as georisk_curve
+    from .core import randomization_test as randomization_test
+    from .core import rank_distance as rank_distance
+    from .core import rank_distance_bins as rank_distance_bins
+    from .core import risk_reward as risk_reward
+    from .core import systems_pca as systems_pca
+    from .core import topic_p_values as topic_p_values
+    from .core import topic_set as topic_set
+    from .core import trisk as trisk
+    from .core import ue as ue
+    from .core import ue_bounds as ue_bounds
+    from .core import urisk as urisk
+    from .core import z_scores as z_scores
+    from .core import zrisk as zrisk
+    from .core import zrisk_components as zrisk_components
+    from .data import LetorData as LetorData
+    from .data import read_letor as read_letor
+    from .data import read_qrels as read_qrels
+    from .data import read_run as read_run
+    from .data import read_topics as read_topics
+    from .experiment import Experiment as Experiment
+    from .experiment import hurt_topics as hurt_topics
+    from .learning import Objective as Objective
+    from .learning import Option as Option
+    from .learning import PairWeights as PairWeights
+    from .learning import RiskLambdaMART as RiskLambdaMART
+    from .learning import Round as Round
+    from .learning import get_objective as get_objective
+    from .learning import objective as objective
+    from .learning import objective_names as objective_names
+    from .learning import register_objective as register_objective
+    from .learning import rounds_to_reach as rounds_to_reach
+    from .learning import unregister_objective as unregister_objective
+    from .measures import UE as UE
+    from .measures import BreakEven as BreakEven
+    from .measures import ERR_gdeval as ERR_gdeval
+    from .measures import GdevalGainsWarning as GdevalGainsWarning
+    from .measures import GeoRisk as GeoRisk
+    from .measures import MeasureNameError as MeasureNameError
+    from .measures import TRisk as TRisk
+    from .measures import URisk as URisk
+    from .measures import ZRisk as ZRisk
+    from .measures import nDCG_gdeval as nDCG_gdeval
+    from .measures import parse_measure as parse_measure
+    from .reporting import plot_baseline_ranks as plot_baseline_ranks
+    from .reporting import plot_baselines_pca as plot_baselines_pca
+    from .reporting import plot_georisk_alpha as plot_georisk_alpha
+    from .reporting import plot_helped_hurt as plot_helped_hurt
+    from .reporting import plot_rank_distance as plot_rank_distance
+    from .reporting import plot_risk_gain as plot_risk_gain
+    from .reporting import plot_topic_tj as plot_topic_tj
+    from .reporting import tidy_results as tidy_results
+    from .reporting import write_table as write_table
+    from .study import RiskStudyResult as RiskStudyResult
+    from .study import risk_study as risk_study
 
 __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
 

@@ -109,3 +109,43 @@ def test_the_package_ships_py_typed():
     assert (Path(pyterrier_risk.__file__).parent / "py.typed").is_file()
     pyproject = (Path(__file__).resolve().parents[1] / "pyproject.toml").read_text()
     assert '"pyterrier_risk" = ["py.typed"]' in pyproject
+
+
+def test_ci_type_checks_the_package_with_pyproject_settings():
+    """.ci/run runs mypy after the lint, reading [tool.mypy] (the package; the layers' stricter blocks)."""
+    ci = (REPO / ".ci" / "run").read_text()
+    assert "\npython -m mypy\n" in ci, ".ci/run does not type-check"
+    assert ci.index("ruff check .") < ci.index("python -m mypy") < ci.index("python -m pytest")
+    meta = tomllib.loads((REPO / "pyproject.toml").read_text())
+    mypy = meta["tool"]["mypy"]
+    assert mypy["packages"] == ["pyterrier_risk"]
+    assert mypy["disallow_untyped_defs"] and mypy["warn_unused_ignores"]
+    assert any(dep.startswith("mypy>=") for dep in meta["project"]["optional-dependencies"]["test"])
+    strict = [o for o in mypy["overrides"] if o.get("disallow_any_generics")]
+    assert "pyterrier_risk.core.*" in [m for o in strict for m in o["module"]]
+
+
+def _type_checking_names(init):
+    """name -> submodule of the imports under ``if TYPE_CHECKING:`` in a package's ``__init__.py``."""
+    import ast
+
+    names = {}
+    for node in ast.parse(init.read_text()).body:
+        if isinstance(node, ast.If) and isinstance(node.test, ast.Name) and node.test.id == "TYPE_CHECKING":
+            for imp in node.body:
+                assert isinstance(imp, ast.ImportFrom) and imp.level == 1, ast.unparse(imp)
+                for alias in imp.names:
+                    assert alias.asname == alias.name, f"{ast.unparse(imp)}: re-export as itself"
+                    names[alias.name] = imp.module
+    return names
+
+
+@pytest.mark.parametrize("package", ["", "core", "data", "measures", "experiment", "reporting", "cli"])
+def test_type_checkers_see_the_lazy_names(package):
+    """A package's lazy table and its TYPE_CHECKING imports name the same objects in the same modules."""
+    import importlib
+
+    module = importlib.import_module(f"pyterrier_risk.{package}".rstrip("."))
+    lazy = {**getattr(module, "_EXPORTS", {}), **getattr(module, "_INTERNAL", {})}
+    seen = _type_checking_names(REPO / "pyterrier_risk" / package / "__init__.py")
+    assert seen == {name: where.lstrip(".") for name, where in lazy.items()}

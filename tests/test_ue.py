@@ -263,3 +263,14 @@ def test_rr_expectation_on_large_pools_matches_exact_rational_sum(n, m, k):
     expected = sum(Fraction(math.comb(n - i, m - 1), math.comb(n, m)) / i for i in range(1, last + 1))
     got = ue_bounds([1] * m + [0] * (n - m), measure="RR", cutoff=k).reb
     assert got == pytest.approx(float(expected), rel=1e-12)
+
+
+def test_pool_bounds_of_precision_without_a_cutoff_is_a_one_line_error():
+    """P's normaliser is the cutoff: without one, a ValueError naming it (was float(None)'s TypeError)."""
+    from pyterrier_risk.core import pool_bounds
+
+    codes, labels = np.array([0, 0, 1]), np.array([1.0, 0.0, 1.0])
+    with pytest.raises(ValueError, match="P needs a cutoff"):
+        pool_bounds(codes, 2, labels, "P", None)
+    iub, _, norm = pool_bounds(codes, 2, labels, "P", 1)
+    assert norm.tolist() == [1.0, 1.0] and iub.tolist() == [1.0, 1.0]

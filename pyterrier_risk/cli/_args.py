@@ -24,6 +24,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from ..core import DEFAULT_NULL, NULLS
 from ._common import CLIError
@@ -54,9 +55,9 @@ class _Options:
         self.arity: dict[str, int | str] = {}
         self.long: dict[str, str] = {}
 
-    def add(self, *flags: str, **kwargs: object) -> None:
+    def add(self, *flags: str, **kwargs: Any) -> None:
         """``parser.add_argument``, recording the arity and the long name of each flag."""
-        self.parser.add_argument(*flags, **kwargs)  # type: ignore[arg-type]
+        self.parser.add_argument(*flags, **kwargs)
         action, nargs = kwargs.get("action"), kwargs.get("nargs")
         arity: int | str = 0 if action in ("store_true", "store_false", "help") else "+" if nargs else 1
         long = next((f for f in flags if f.startswith("--")), flags[0])
@@ -309,10 +310,10 @@ def arrange_eval_argv(tokens: Sequence[str], known: EvalOptions) -> list[str]:
             runs.append(token)
             continue
         name, inline = _resolve(token, arity)
-        n = arity.get(name) if name else None
-        if name is None or n == 0:
+        if name is None or arity[name] == 0:
             options.append(token if name is None else name)
             continue
+        n = arity[name]
         values = [inline] if inline is not None else []
         if not values and i < len(words) and _first_value(words[i], n, arity):
             values.append(words[i])

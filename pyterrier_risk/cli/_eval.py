@@ -119,7 +119,8 @@ def _parse_measures(texts: Sequence[str] | None) -> tuple[list[Any], list[Any]]:
 
     from ..measures import RiskMeasure, parameter_problems, parse_measure
 
-    bases, given_risk = [], []
+    bases: list[Any] = []
+    given_risk: list[Any] = []
     for text in texts or ["nDCG@20"]:
         try:
             measure = parse_measure(text)
@@ -217,9 +218,10 @@ def _results(inputs: Inputs, bases: list[Any], risk: list[Any], args: Any, setti
     if args.perquery:
         _check_per_topic(tables.risk, bases)
     tested = args.significance and inputs.baseline is not None and bool(bases)
+    row = inputs.names.index(inputs.baseline) if tested and inputs.baseline is not None else None
     test, _ = _base_test(args)
-    options = TableOptions(baseline=inputs.names.index(inputs.baseline) if tested else None, test=test,
-                           correction=settings.correction, correction_alpha=args.level)
+    options = TableOptions(baseline=row, test=test, correction=settings.correction,
+                           correction_alpha=args.level)
     table = render(tables, options, bool(args.perquery), True)
     if args.perquery:
         return table

@@ -10,7 +10,8 @@ TRisk computed against such a baseline is written T*Risk in the 2016 paper.
 from __future__ import annotations
 
 import warnings
-from typing import Any, Literal
+from collections.abc import Sequence
+from typing import Any, Literal, overload
 
 import numpy as np
 import pandas as pd
@@ -20,7 +21,7 @@ from ._validate import as_matrix
 __all__ = ["BASELINE_AGGREGATES", "baseline_scores"]
 
 # the per-topic aggregates a virtual baseline is made of (not the learner's OBJECTIVE_BASELINES)
-BASELINE_AGGREGATES = ("mean", "median", "max")
+BASELINE_AGGREGATES: tuple[Literal["mean", "median", "max"], ...] = ("mean", "median", "max")
 
 
 def __getattr__(name: str) -> Any:
@@ -29,6 +30,16 @@ def __getattr__(name: str) -> Any:
                       DeprecationWarning, stacklevel=3)  # fmt: skip
         return BASELINE_AGGREGATES
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+@overload
+def baseline_scores(
+    matrix: np.ndarray | Sequence[Any], kind: Literal["mean", "median", "max"] = "mean"
+) -> np.ndarray: ...
+
+
+@overload
+def baseline_scores(matrix: pd.DataFrame, kind: Literal["mean", "median", "max"] = "mean") -> pd.Series: ...
 
 
 def baseline_scores(

@@ -56,10 +56,10 @@ ranx) is the one-way version that ignores the pairing by topic.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from itertools import combinations, permutations
-from typing import Any, Literal
+from typing import Any, Final, Literal, overload
 
 import numpy as np
 import pandas as pd
@@ -89,7 +89,7 @@ NULLS = ("symmetric", "exchangeable")
 #: (TRisk's own H0: the risk-weighted differences are symmetric about 0), the hypothesis a risk
 #: measure's p-value is about; ``'exchangeable'`` tests that system and baseline are exchangeable on
 #: every topic (Fisher's randomization test). The two are one test at alpha = 0.
-DEFAULT_NULL = "symmetric"
+DEFAULT_NULL: Final = "symmetric"
 _ALTERNATIVES = ("two-sided", "greater", "less")
 _TESTS = ("randomization", "t", "tukey")
 _CELLS_PER_CHUNK = 1 << 21  # float64 cells per resampling chunk (16 MiB per temporary array)
@@ -154,6 +154,14 @@ def _hommel_sorted(p: np.ndarray) -> np.ndarray:
         a[-k:] = np.maximum(a[-k:], cim)
         a[:-k] = np.maximum(a[:-k], np.minimum(k * p[:-k], cim))
     return a
+
+
+@overload
+def adjust_p_values(p: np.ndarray | Sequence[Any], method: str = "holm") -> np.ndarray: ...
+
+
+@overload
+def adjust_p_values(p: pd.DataFrame, method: str = "holm") -> pd.Series: ...
 
 
 def adjust_p_values(p: Any, method: str = "holm") -> np.ndarray | pd.Series:

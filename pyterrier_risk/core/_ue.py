@@ -159,7 +159,9 @@ def pool_bounds(
     if measure in ("P", "R"):
         iub_raw = np.minimum(k_eff, m).astype(float)
         reb_raw = k_eff * p
-        norm = np.full(n_groups, float(cutoff)) if measure == "P" else m.astype(float)
+        if measure == "P" and cutoff is None:
+            raise ValueError("P needs a cutoff")
+        norm = np.full(n_groups, float(cutoff)) if cutoff is not None and measure == "P" else m.astype(float)
         return iub_raw, reb_raw, norm
     if measure == "RR":
         iub_raw = ((m >= 1) & (k_eff >= 1)).astype(float)

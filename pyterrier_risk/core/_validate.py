@@ -15,7 +15,7 @@ errors here: the policy for topics a system did not answer belongs to the caller
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Mapping, Sequence
-from typing import Any
+from typing import Any, Literal, overload
 
 import numpy as np
 import pandas as pd
@@ -70,6 +70,18 @@ MAX_BINS = 10_000
 #: The largest number of random resamples (sign flips, permutations) of a test: p-values resolve to
 #: ``1/(B+1)``, and 10^8 already takes hours; larger counts are a typo, not a request.
 MAX_RESAMPLES = 100_000_000
+
+
+@overload
+def check_int(
+    value: Any, name: str, *, minimum: int = 1, maximum: int | None = None, allow_none: Literal[False] = False
+) -> int: ...
+
+
+@overload
+def check_int(
+    value: Any, name: str, *, minimum: int = 1, maximum: int | None = None, allow_none: bool
+) -> int | None: ...
 
 
 def check_int(

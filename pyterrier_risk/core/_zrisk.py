@@ -38,7 +38,7 @@ transcription of the formulas to about 1e-12 in absolute terms, far below any pr
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, overload
 
 import numpy as np
 import pandas as pd
@@ -199,6 +199,14 @@ def georisk_from_zrisk(row_sum: Any, zrisk_value: Any, c: int) -> Any:
     return np.sqrt(np.maximum(row_sum, 0.0) / c * ndtr(np.asarray(zrisk_value) / c))
 
 
+@overload
+def zrisk(matrix: np.ndarray | Sequence[Any], alpha: float = 0.0) -> np.ndarray: ...
+
+
+@overload
+def zrisk(matrix: pd.DataFrame, alpha: float = 0.0) -> pd.Series: ...
+
+
 def zrisk(matrix: Any, alpha: float = 0.0) -> np.ndarray | pd.Series:
     r"""ZRisk of every system, with all systems as the baselines (Dinçer et al. 2016, eq. 6).
 
@@ -232,6 +240,14 @@ def zrisk(matrix: Any, alpha: float = 0.0) -> np.ndarray | pd.Series:
     return _wrap_systems(total + alpha * negative, systems, "zrisk")
 
 
+@overload
+def georisk(matrix: np.ndarray | Sequence[Any], alpha: float = 0.0) -> np.ndarray: ...
+
+
+@overload
+def georisk(matrix: pd.DataFrame, alpha: float = 0.0) -> pd.Series: ...
+
+
 def georisk(matrix: Any, alpha: float = 0.0) -> np.ndarray | pd.Series:
     r"""GeoRisk: the geometric mean of mean effectiveness and normalised ZRisk (Dinçer et al. 2016, eq. 7).
 
@@ -259,6 +275,14 @@ def georisk(matrix: Any, alpha: float = 0.0) -> np.ndarray | pd.Series:
     total, negative = _components(x, row_sums, want_negative=alpha > 0)
     values = georisk_from_zrisk(row_sums, total + alpha * negative, c)
     return _wrap_systems(values, systems, "georisk")
+
+
+@overload
+def georisk_curve(matrix: np.ndarray | Sequence[Any], alphas: Sequence[float]) -> np.ndarray: ...
+
+
+@overload
+def georisk_curve(matrix: pd.DataFrame, alphas: Sequence[float]) -> pd.DataFrame: ...
 
 
 def georisk_curve(matrix: Any, alphas: Sequence[float]) -> np.ndarray | pd.DataFrame:

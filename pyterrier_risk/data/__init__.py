@@ -11,6 +11,8 @@ Readers check their input line by line and raise a ``ValueError`` naming the fil
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from .._lazy import lazy_exports
 
 _EXPORTS = {
@@ -52,4 +54,39 @@ _INTERNAL = {
     "run_name": "_trec",
 }
 __all__ = list(_EXPORTS)
+
+if TYPE_CHECKING:  # the lazy names for type checkers and editors (tests/test_package.py: the same)
+    from ._atomic import atomic_write as atomic_write
+    from ._atomic import raised_by_interrupt as raised_by_interrupt
+    from ._atomic import watch_interrupts as watch_interrupts
+    from ._evalfiles import EVAL_COLUMNS as EVAL_COLUMNS
+    from ._evalfiles import eval_matrix as eval_matrix
+    from ._evalfiles import read_eval_file as read_eval_file
+    from ._evalfiles import read_gdeval as read_gdeval
+    from ._evalfiles import read_trec_eval as read_trec_eval
+    from ._letor import LetorData as LetorData
+    from ._letor import read_letor as read_letor
+    from ._letor_folds import LetorFold as LetorFold
+    from ._letor_folds import LetorSplit as LetorSplit
+    from ._letor_folds import check_feature_number as check_feature_number
+    from ._letor_folds import letor_folds as letor_folds
+    from ._letor_folds import letor_n_features as letor_n_features
+    from ._letor_folds import run_baseline_scores as run_baseline_scores
+    from ._mq2008 import BM25_FEATURE as BM25_FEATURE
+    from ._mq2008 import MQ2008_FOLDS as MQ2008_FOLDS
+    from ._mq2008 import N_SYSTEMS as N_SYSTEMS
+    from ._mq2008 import MQ2008Fold as MQ2008Fold
+    from ._mq2008 import agg_baseline_scores as agg_baseline_scores
+    from ._mq2008 import mq2008_fold as mq2008_fold
+    from ._mq2008 import read_mq2008_agg as read_mq2008_agg
+    from ._mq2008 import read_mq2008_part as read_mq2008_part
+    from ._mq2008 import system_runs as system_runs
+    from ._topics_file import read_topics as read_topics
+    from ._trec import ensure_writable_dir as ensure_writable_dir
+    from ._trec import read_qrels as read_qrels
+    from ._trec import read_run as read_run
+    from ._trec import run_name as run_name
+    from ._writers import write_qrels as write_qrels
+    from ._writers import write_run as write_run
+
 __getattr__, __dir__ = lazy_exports(__name__, {**_EXPORTS, **_INTERNAL})

@@ -131,7 +131,7 @@ def atomic_write(path: str | os.PathLike[str], mode: str = "w", encoding: str | 
     """
     if mode not in ("w", "wb"):
         raise ValueError(f"atomic_write writes whole files: mode must be 'w' or 'wb', got {mode!r}")
-    options = {"encoding": encoding, "newline": newline} if mode == "w" else {}
+    options: dict[str, Any] = {"encoding": encoding, "newline": newline} if mode == "w" else {}
     if _is_stream(Path(path)):  # a device or a FIFO (/dev/stdout: a link to a pipe): nothing to replace
         with open(path, mode, **options) as stream:
             yield stream

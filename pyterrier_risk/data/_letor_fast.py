@@ -57,7 +57,7 @@ class FastRows(NamedTuple):
 
     y: np.ndarray
     qids: np.ndarray | list[str]
-    docnos: np.ndarray | list[None]
+    docnos: np.ndarray | list[str | None]
     rows: np.ndarray
     cols: np.ndarray
     vals: np.ndarray
@@ -337,8 +337,8 @@ def fast_rows(path: Path, n_features: int | None, limit: int, docid: Callable) -
     except _Decline:
         return None
     y = np.concatenate([p.y for p in pieces])
-    qids = np.concatenate([p.qids for p in pieces]) if has_qid else []
-    docnos: np.ndarray | list[None] = [None] * len(y)
+    qids: np.ndarray | list[str] = np.concatenate([p.qids for p in pieces]) if has_qid else []
+    docnos: np.ndarray | list[str | None] = [None] * len(y)
     if any(p.docnos is not None for p in pieces):
         docnos = np.concatenate([np.full(len(p.y), None) if p.docnos is None else p.docnos for p in pieces])
     linenos = np.concatenate([p.linenos for p in pieces])

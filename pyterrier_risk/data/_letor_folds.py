@@ -203,13 +203,17 @@ class LetorFold:
         """
         width = letor_n_features([self]) if n_features is None else n_features
         splits = (self.train, self.vali, self.test)
-        if all(s.qids is not None for s in splits) and len({(s.files, s.query_file) for s in splits}) == 1:
+        train, vali, test = (s.qids for s in splits)
+        if (train is not None and vali is not None and test is not None
+                and len({(s.files, s.query_file) for s in splits}) == 1):
             whole = LetorSplit(self.train.files, None, self.train.query_file).load(width)
-            return tuple(_keep_queries(whole, s.qids) for s in splits)  # type: ignore[return-value,arg-type]
+            return _keep_queries(whole, train), _keep_queries(whole, vali), _keep_queries(whole, test)
         return self.train.load(width), self.vali.load(width), self.test.load(width)
 
 
-def _freeze(X, y, qid, docno, group, path) -> LetorData:  # noqa: ANN001
+def _freeze(
+    X: np.ndarray, y: np.ndarray, qid: np.ndarray, docno: np.ndarray | None, group: np.ndarray, path: str
+) -> LetorData:
     for arr in (X, y, qid, group) + ((docno,) if docno is not None else ()):
         arr.setflags(write=False)
     return LetorData(X=X, y=y, qid=qid, docno=docno, group=group, path=path)
@@ -230,7 +234,7 @@ def _concat(parts: list[LetorData]) -> LetorData:
             if q in owner:
                 raise ValueError(f"qid {q!r} is in both {owner[q]} and {p.path} (partitions share no query)")
             owner[q] = p.path
-    docno = None if parts[0].docno is None else np.concatenate([p.docno for p in parts])  # type: ignore[misc]
+    docno = None if parts[0].docno is None else np.concatenate([p.docno for p in parts])
     return _freeze(
         np.concatenate([p.X for p in parts]), np.concatenate([p.y for p in parts]),
         np.concatenate([p.qid for p in parts]), docno, np.concatenate([p.group for p in parts]),
@@ -409,7 +413,8 @@ def _file_queries(path: str, query_file: str | None) -> list[str]:
                 first[qid], previous, runs = lineno, qid, runs + 1
     if not has_qid:  # no data lines, or no qid: tokens
         _check_first_line(path, query_file)
-        return [str(i) for i in range(1, len(_read_group_file(Path(query_file))) + 1)]  # type: ignore[arg-type]
+        assert query_file is not None  # _check_first_line refuses lines without qid: and no group file
+        return [str(i) for i in range(1, len(_read_group_file(Path(query_file))) + 1)]
     return list(first)
 
 
@@ -470,7 +475,7 @@ def letor_folds(
     n_parts = check_int(folds, "folds", minimum=3)
     seed = check_int(seed, "seed", minimum=0)
     file = os.path.abspath(p)
-    return _file_folds(file, n_parts, seed, _group_file_of(file, query_file))  # type: ignore[arg-type]
+    return _file_folds(file, n_parts, seed, _group_file_of(file, query_file))
 
 
 def run_baseline_scores(data: LetorData, run: pd.DataFrame, *, name: str) -> np.ndarray:

@@ -49,7 +49,7 @@ N_SYSTEMS = 25
 #: fold -> (training partitions, validation partition, test partition), as LETOR's readme.
 MQ2008_FOLDS: dict[int, tuple[tuple[str, str, str], str, str]] = {
     k: (
-        tuple(f"S{(k - 1 + i) % 5 + 1}" for i in range(3)),  # type: ignore[misc]
+        (f"S{(k - 1) % 5 + 1}", f"S{k % 5 + 1}", f"S{(k + 1) % 5 + 1}"),
         f"S{(k + 2) % 5 + 1}",
         f"S{(k + 3) % 5 + 1}",
     )

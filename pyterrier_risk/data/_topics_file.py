@@ -119,7 +119,7 @@ _HEADER = ({"qid", "query_id", "topic", "id", "num", "number"}, {"query", "text"
 
 def _tsv(text: str, p: Path) -> list[tuple[str, str]]:
     """One topic a line: ``qid<TAB>query`` (exactly two columns), or the query after the first space."""
-    rows = []
+    rows: list[tuple[str, str]] = []
     for lineno, line in enumerate(text.splitlines(), 1):
         line = line.rstrip()
         if not line.strip():

@@ -30,7 +30,7 @@ import os
 import re
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Any
+from typing import IO, TYPE_CHECKING, Any, TypeVar
 
 from ._atomic import raised_by_interrupt, watch_interrupts
 
@@ -103,7 +103,7 @@ def _compression(head: bytes) -> str | None:
     return None
 
 
-_OPENERS = {"gzip": gzip.open, "bzip2": bz2.open, "xz": lzma.open}
+_OPENERS: dict[str, Callable[..., Any]] = {"gzip": gzip.open, "bzip2": bz2.open, "xz": lzma.open}
 
 
 def open_text(path: str | os.PathLike[str], encoding: str = "utf-8-sig") -> IO[str]:
@@ -308,7 +308,10 @@ def _open_lines(path: str | os.PathLike[str], kind: str) -> list[str]:
     return lines
 
 
-def _number(text: str, parse: type, p: Path, lineno: int, what: str) -> int | float:
+_Number = TypeVar("_Number", int, float)
+
+
+def _number(text: str, parse: Callable[[str], _Number], p: Path, lineno: int, what: str) -> _Number:
     """``parse(text)`` for an ASCII number without ``_`` (``int('1_0')`` is 10 in Python, not in C)."""
     try:
         if not text.isascii() or "_" in text:

@@ -16,15 +16,17 @@ it (``tests/test_experiment_errors.py`` compares the two on every bad argument).
 
 from __future__ import annotations
 
-from collections import namedtuple
-from typing import Any
+from typing import Any, NamedTuple
 
 __all__ = [
     "AssertedValueError", "NotAFrameError", "TypedValueError", "UnknownMeasureError", "evaluation_tuple",
 ]
 
-#: used only if PyTerrier no longer has the class where it is looked up
-_FallbackTuple = namedtuple("EvaluationDataTuple", ["averages", "perquery"])
+class EvaluationDataTuple(NamedTuple):
+    """Used only if PyTerrier no longer has the class where it is looked up (named as PyTerrier's)."""
+
+    averages: Any
+    perquery: Any
 
 
 def evaluation_tuple(averages: Any, per_query: Any) -> tuple[Any, Any]:
@@ -38,10 +40,10 @@ def evaluation_tuple(averages: Any, per_query: Any) -> tuple[Any, Any]:
         PyTerrier's ``EvaluationDataTuple`` (a namedtuple with fields ``averages`` and ``perquery``).
     """
     try:
-        from pyterrier._evaluation._rendering import EvaluationDataTuple
+        from pyterrier._evaluation._rendering import EvaluationDataTuple as pt_tuple
     except ImportError:  # pragma: no cover - a PyTerrier without it: the guard test fails
-        return _FallbackTuple(averages, per_query)
-    return EvaluationDataTuple(averages, per_query)
+        return EvaluationDataTuple(averages, per_query)
+    return pt_tuple(averages, per_query)
 
 
 class AssertedValueError(ValueError, AssertionError):

@@ -21,23 +21,22 @@ put in the order asked (:mod:`._order`).
 
 from __future__ import annotations
 
-import contextlib
 import os
 import warnings
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal, cast, overload
 
 import numpy as np
 
 from ..core import qrels_topics, topic_set
-from ..data import atomic_write
 from ..measures import AGGREGATE_BASELINES, RiskMeasure, check_evaluation, parse_measure, trec_measures
 from ._compat import AssertedValueError, NotAFrameError, TypedValueError, UnknownMeasureError
 from ._order import in_measure_order, measure_permutation
 from ._render import PerQuery, RiskResult, TableOptions, Tables, check_round, render, test_function
 from ._riskeval import RiskTest, check_risk_measures, resolve_system_index, unique
 from ._riskeval import evaluate_risk as _evaluate_risk
+from ._saved import saved_tables, write_saved_tables
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -227,7 +226,10 @@ def _run_pt_experiment(
         # warning about their NaN per-query placeholders, which would not be in the output
         kwargs["filter_by_qrels"] = True
     systems_by_name = dict(zip(names, systems, strict=True))
-    return pt.Experiment(systems_by_name, topics, qrels, measures, perquery=True, dataframe=False, **kwargs)
+    # keyed by system position (pt.Experiment's hint says str keys)
+    per_query = pt.Experiment(systems_by_name, topics, qrels, measures, perquery=True, dataframe=False,
+                              **kwargs)
+    return cast("dict[int, dict[Any, dict[str, float]]]", per_query)
 
 
 def _evaluate(
@@ -298,77 +300,75 @@ def _warn_for_transformers(evaluation: Evaluation, systems: list[Any]) -> None:
         topic_set(evaluation.topic_list, returned, stacklevel=3)
 
 
-# -- saved tables ------------------------------------------------------------------------------------
-_SAVED = ("aggregated.csv", "perquery.csv")
-
-
-@contextlib.contextmanager
-def _saved_tables(save_dir: str | None) -> Iterator[dict[str, pd.DataFrame]]:
-    """Set ``save_dir``'s summary tables aside while ``pt.Experiment`` writes its own; restore them on error.
-
-    Yields the earlier tables (by file name). ``pt.Experiment`` writes tables without the risk
-    columns and with the internal base-measure columns; :func:`_write_saved_tables` replaces them.
-    If anything fails before that, the earlier files are put back and the inner call's are removed.
-    """
-    import pandas as pd
-
-    paths = {name: os.path.join(save_dir, name) for name in _SAVED} if save_dir is not None else {}
-    moved = {}
-    for name, path in paths.items():
-        if os.path.exists(path):
-            moved[name] = f"{path}.pyterrier-risk-{os.getpid()}"
-            os.replace(path, moved[name])
-    try:
-        yield {name: pd.read_csv(tmp) for name, tmp in moved.items()}
-    except BaseException:
-        for name, path in paths.items():
-            if name in moved:
-                os.replace(moved[name], path)
-            elif os.path.exists(path):
-                os.remove(path)
-        raise
-    for tmp in moved.values():
-        os.remove(tmp)
-
-
-def _write_saved_tables(
-    save_dir: str, names: list[str], earlier: dict[str, pd.DataFrame], averages: pd.DataFrame,
-    per_query: pd.DataFrame,
-) -> None:  # fmt: skip
-    """Write ``aggregated.csv`` and ``perquery.csv`` as ``pt.Experiment`` does, with the risk columns.
-
-    Rows of systems from earlier calls are kept, and a change of columns against the earlier file
-    is warned about, as ``pt.Experiment`` does.
-    """
-    import pandas as pd
-
-    old_columns = list(earlier["aggregated.csv"].columns) if "aggregated.csv" in earlier else None
-    if old_columns is not None and set(old_columns) != set(averages.columns):
-        path = os.path.join(save_dir, "aggregated.csv")
-        warnings.warn(
-            f"Evaluation measures differ between the existing '{path}' "
-            f"(columns: {', '.join(sorted(old_columns))}) and the current run "
-            f"(columns: {', '.join(sorted(averages.columns))}). Missing values will be filled with NaN.",
-            stacklevel=4,
-        )
-    for filename, table in (("aggregated.csv", averages), ("perquery.csv", per_query)):
-        old = earlier.get(filename)
-        if old is not None:
-            old = old[~old["name"].astype(str).isin(set(names))]
-            if not old.empty:
-                table = pd.concat([table, old], ignore_index=True)
-        with atomic_write(os.path.join(save_dir, filename)) as f:  # whole or not at all
-            table.to_csv(f, index=False)
-
-
 # -- the function ------------------------------------------------------------------------------------
+# pt.Experiment's overloads: the type of the result follows perquery and dataframe
+@overload
+def Experiment(
+    retr_systems: Sequence[Any] | dict[str, Any], topics: pd.DataFrame | str, qrels: pd.DataFrame | str,
+    eval_metrics: Sequence[Any], names: Sequence[str] | None = None, perquery: Literal[False, True] = False,
+    dataframe: Literal[True] = True, batch_size: int | None = None, filter_by_qrels: bool = False,
+    filter_by_topics: bool = True, baseline: int | str | None = None, test: str | Callable[..., Any] = "t",
+    correction: str | None = None, correction_alpha: float = 0.05, highlight: str | None = None,
+    round: int | dict[str, int] | None = None, verbose: bool | str = "auto", validate: str = "warn",
+    save_dir: str | None = None, save_mode: str = "warn", save_format: Any = "trec",
+    precompute_prefix: bool = False, plan: str = "linear", risk_test: str = "t", risk_resamples: int = 10000,
+    risk_seed: int = 0, risk_null: Literal["symmetric", "exchangeable"] | None = None,
+    risk_sd: Literal["sample", "population"] = "sample", **kwargs: Any,
+) -> pd.DataFrame: ...
+
+
+@overload
+def Experiment(
+    retr_systems: Sequence[Any] | dict[str, Any], topics: pd.DataFrame | str, qrels: pd.DataFrame | str,
+    eval_metrics: Sequence[Any], names: Sequence[str] | None = None, perquery: Literal[False, True] = False,
+    dataframe: Literal[False] = False, batch_size: int | None = None, filter_by_qrels: bool = False,
+    filter_by_topics: bool = True, baseline: int | str | None = None, test: str | Callable[..., Any] = "t",
+    correction: str | None = None, correction_alpha: float = 0.05, highlight: str | None = None,
+    round: int | dict[str, int] | None = None, verbose: bool | str = "auto", validate: str = "warn",
+    save_dir: str | None = None, save_mode: str = "warn", save_format: Any = "trec",
+    precompute_prefix: bool = False, plan: str = "linear", risk_test: str = "t", risk_resamples: int = 10000,
+    risk_seed: int = 0, risk_null: Literal["symmetric", "exchangeable"] | None = None,
+    risk_sd: Literal["sample", "population"] = "sample", **kwargs: Any,
+) -> dict[Any, Any]: ...
+
+
+@overload
+def Experiment(
+    retr_systems: Sequence[Any] | dict[str, Any], topics: pd.DataFrame | str, qrels: pd.DataFrame | str,
+    eval_metrics: Sequence[Any], names: Sequence[str] | None = None, perquery: Literal["both"] = "both",
+    dataframe: Literal[True] = True, batch_size: int | None = None, filter_by_qrels: bool = False,
+    filter_by_topics: bool = True, baseline: int | str | None = None, test: str | Callable[..., Any] = "t",
+    correction: str | None = None, correction_alpha: float = 0.05, highlight: str | None = None,
+    round: int | dict[str, int] | None = None, verbose: bool | str = "auto", validate: str = "warn",
+    save_dir: str | None = None, save_mode: str = "warn", save_format: Any = "trec",
+    precompute_prefix: bool = False, plan: str = "linear", risk_test: str = "t", risk_resamples: int = 10000,
+    risk_seed: int = 0, risk_null: Literal["symmetric", "exchangeable"] | None = None,
+    risk_sd: Literal["sample", "population"] = "sample", **kwargs: Any,
+) -> tuple[pd.DataFrame, pd.DataFrame]: ...
+
+
+@overload
+def Experiment(
+    retr_systems: Sequence[Any] | dict[str, Any], topics: pd.DataFrame | str, qrels: pd.DataFrame | str,
+    eval_metrics: Sequence[Any], names: Sequence[str] | None = None, perquery: Literal["both"] = "both",
+    dataframe: Literal[False] = False, batch_size: int | None = None, filter_by_qrels: bool = False,
+    filter_by_topics: bool = True, baseline: int | str | None = None, test: str | Callable[..., Any] = "t",
+    correction: str | None = None, correction_alpha: float = 0.05, highlight: str | None = None,
+    round: int | dict[str, int] | None = None, verbose: bool | str = "auto", validate: str = "warn",
+    save_dir: str | None = None, save_mode: str = "warn", save_format: Any = "trec",
+    precompute_prefix: bool = False, plan: str = "linear", risk_test: str = "t", risk_resamples: int = 10000,
+    risk_seed: int = 0, risk_null: Literal["symmetric", "exchangeable"] | None = None,
+    risk_sd: Literal["sample", "population"] = "sample", **kwargs: Any,
+) -> tuple[dict[Any, Any], dict[Any, Any]]: ...
+
+
 def Experiment(  # noqa: N802 - mirrors pt.Experiment
     retr_systems: Sequence[Any] | dict[str, Any],
     topics: pd.DataFrame | str,
     qrels: pd.DataFrame | str,
     eval_metrics: Sequence[Any],
     names: Sequence[str] | None = None,
-    perquery: bool | str = False,
+    perquery: bool | Literal["both"] = False,
     dataframe: bool = True,
     batch_size: int | None = None,
     filter_by_qrels: bool = False,
@@ -389,8 +389,8 @@ def Experiment(  # noqa: N802 - mirrors pt.Experiment
     risk_test: str = "t",
     risk_resamples: int = 10000,
     risk_seed: int = 0,
-    risk_null: str | None = None,
-    risk_sd: str = "sample",
+    risk_null: Literal["symmetric", "exchangeable"] | None = None,
+    risk_sd: Literal["sample", "population"] = "sample",
     **kwargs: Any,
 ) -> Any:
     r"""Run and evaluate systems like ``pt.Experiment``, also accepting risk-sensitive measures.
@@ -522,7 +522,8 @@ def Experiment(  # noqa: N802 - mirrors pt.Experiment
         by_int = named and isinstance(baseline, (int, np.integer)) and not isinstance(baseline, bool)
         if by_int or isinstance(baseline, str):  # one rule for names and positions (resolve_system_index)
             baseline = _baseline_index(baseline, _systems(retr_systems, names, distinct=False)[0], named)
-        result = pt.Experiment(
+        experiment: Callable[..., Any] = pt.Experiment  # our overloads above type the result it passes on
+        result = experiment(
             retr_systems, topics, qrels, [*request.ordinary, *(["mrt"] if request.mrt else [])], names=names,
             perquery=perquery, dataframe=dataframe, baseline=baseline, test=test, correction=correction,
             correction_alpha=correction_alpha, highlight=highlight, round=round, **kwargs,
@@ -640,7 +641,7 @@ def _check_evaluation(request: MeasureRequest, topics: Any, qrels: Any, filter_b
     """
     import pyterrier as pt
 
-    measures = [*request.risk]
+    measures: list[Measure] = [*request.risk]
     for m in request.ordinary:
         measures += (trec_measures(m) or []) if isinstance(m, str) else [m]
     if isinstance(qrels, str) and os.path.isfile(qrels):
@@ -666,7 +667,7 @@ def _risk_experiment(
     _warn_for_frames(names, systems, topic_list)
     baselines = check_risk_measures(request.risk, names, options.baseline, len(topic_list))
     save_dir = kwargs.get("save_dir")
-    with _saved_tables(save_dir) as earlier:
+    with saved_tables(save_dir) as earlier:
         evaluation = _evaluate(names, systems, topics, qrels, topic_list, request, averages_only, kwargs)
         _warn_for_transformers(evaluation, systems)
         qrels_irm = pt.model.to_ir_measures(qrels)
@@ -678,5 +679,5 @@ def _risk_experiment(
         if save_dir is not None:
             unrounded = replace(options, round=None, highlight=None)
             saved = render(tables, unrounded, "both", True)
-            _write_saved_tables(save_dir, names, earlier, saved.averages, saved.perquery)
+            write_saved_tables(save_dir, names, earlier, saved.averages, saved.perquery)
     return tables

@@ -185,14 +185,16 @@ def _means(tables: Tables, system: int) -> dict[str, float]:
     return {m: total / (1 if m in SUMMED else len(values)) for m, total in sums.items()}
 
 
-def _significance(tables: Tables, options: TableOptions) -> tuple[list[str], list[list[Any]]]:
-    """``"<m> +"``, ``"<m> -"`` and ``"<m> p-value"`` against the baseline, per system (None for it)."""
-    base = tables.judged(options.baseline)
+def _significance(tables: Tables, options: TableOptions, baseline: int) -> tuple[list[str], list[list[Any]]]:
+    """``"<m> +"``, ``"<m> -"`` and ``"<m> p-value"`` against the ``baseline``, per system (None for it)."""
+    test = options.test
+    assert test is not None  # every TableOptions with a baseline names its test
+    base = tables.judged(baseline)
     qids = list(base)  # the baseline's topic order, as pt.Experiment
     base_values = {m: np.array([base[q][m] for q in qids]) for m in tables.ordinary}
     rows = []
     for i in range(len(tables.names)):
-        if i == options.baseline:
+        if i == baseline:
             rows.append([None] * (3 * len(tables.ordinary)))
             continue
         values = tables.judged(i)
@@ -200,25 +202,27 @@ def _significance(tables: Tables, options: TableOptions) -> tuple[list[str], lis
         for m in tables.ordinary:
             ours = np.array([values[q][m] for q in qids])
             better, worse = int((ours > base_values[m]).sum()), int((ours < base_values[m]).sum())
-            row += [better, worse, options.test(ours, base_values[m])[1]]
+            row += [better, worse, test(ours, base_values[m])[1]]
         rows.append(row)
     columns = [f"{m} {suffix}" for m in tables.ordinary for suffix in ("+", "-", "p-value")]
     return columns, rows
 
 
-def _insert_corrections(table: pd.DataFrame, tables: Tables, options: TableOptions) -> None:
+def _insert_corrections(table: pd.DataFrame, tables: Tables, options: TableOptions, baseline: int) -> None:
     """``"<m> reject"`` and ``"<m> p-value corrected"`` after each p-value column, across systems."""
     from ..core import adjust_p_values
 
+    correction = options.correction
+    assert correction is not None  # called only when a correction is asked for
     for m in tables.ordinary:
         pcol = f"{m} p-value"
-        p = table[pcol].drop(table.index[options.baseline]).to_numpy(dtype=float)
-        corrected = adjust_p_values(p, options.correction)
+        p = table[pcol].drop(table.index[baseline]).to_numpy(dtype=float)
+        corrected = adjust_p_values(p, correction)
         reject = corrected <= options.correction_alpha
         position = table.columns.get_loc(pcol)
-        reject = np.insert(reject, options.baseline, False)
+        reject = np.insert(reject, baseline, False)
         table.insert(position + 1, pcol.replace("p-value", "reject"), reject)
-        table.insert(position + 2, f"{pcol} corrected", np.insert(corrected, options.baseline, np.nan))
+        table.insert(position + 2, f"{pcol} corrected", np.insert(corrected, baseline, np.nan))
 
 
 def _highlighted(table: pd.DataFrame, highlight: str) -> Any:
@@ -251,12 +255,12 @@ def averages(tables: Tables, options: TableOptions, dataframe: bool) -> Any:
     rows = [[n, *(_round(means[i][m], m, options.round) for m in tables.ordinary)] if means else [n]
             for i, n in enumerate(tables.names)]  # fmt: skip
     if options.baseline is not None and tables.ordinary:
-        extra, extra_rows = _significance(tables, options)
+        extra, extra_rows = _significance(tables, options, options.baseline)
         columns += extra
         rows = [row + more for row, more in zip(rows, extra_rows, strict=True)]
     table = pd.DataFrame(rows, columns=columns)
     if options.correction is not None and options.baseline is not None and tables.ordinary:
-        _insert_corrections(table, tables, options)
+        _insert_corrections(table, tables, options, options.baseline)
     if risk:  # all at once: a column at a time fragments the frame (pandas' PerformanceWarning)
         table = pd.concat([table, pd.DataFrame(risk, index=table.index)], axis=1)
     if options.highlight in ("bold", "color", "colour"):

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 
@@ -66,10 +66,10 @@ class RiskTest:
     test: str = "t"
     n_resamples: int = 10000
     seed: int = 0
-    null: str | None = None
+    null: Literal["symmetric", "exchangeable"] | None = None
     topic_p_values: bool = False
     topic_correction: str | None = None
-    topic_sd: str = "sample"
+    topic_sd: Literal["sample", "population"] = "sample"
 
     def __post_init__(self) -> None:
         if self.test not in RISK_TESTS:
@@ -161,7 +161,7 @@ class Baseline:
     """
 
     row: int | None = None
-    aggregate: str | None = None
+    aggregate: Literal["mean", "median", "max"] | None = None
     pool: tuple[str, ...] = ()
     run: Any = None
 
@@ -181,7 +181,8 @@ def _resolve_baseline(m: RiskMeasure, names: list[str], default: int | None) -> 
         pool = m.params.get("pool")
         who = f"pool of {m!r}"
         rows = range(len(names)) if pool is None else [resolve_system_index(p, names, who) for p in pool]
-        return Baseline(aggregate=ref, pool=tuple(unique([names[i] for i in rows])))
+        aggregate = next(a for a in AGGREGATE_BASELINES if a == ref)  # the Literal of the same name
+        return Baseline(aggregate=aggregate, pool=tuple(unique([names[i] for i in rows])))
     if isinstance(ref, str) and not os.path.isfile(ref):
         raise ValueError(
             f"unknown baseline {ref!r} of {m!r}: not a listed system ({names}), "
@@ -314,13 +315,12 @@ def _evaluate_trisk(
         if test.test == "randomization":
             pvals[n] = randomization_test(matrix.loc[n].to_numpy(dtype=float), b.to_numpy(dtype=float),
                                           alpha=m.alpha, n_resamples=test.n_resamples, seed=test.seed,
-                                          statistic="trisk", null=test.null).p_value  # type: ignore[arg-type]
+                                          statistic="trisk", null=test.null or DEFAULT_NULL).p_value
         per_topic["T_R"].loc[n] = _in_topic_order(res.t_r, topic_list)
         per_topic["T_J"].loc[n] = _in_topic_order(res.t_j, topic_list)
         if test.topic_p_values:
             for which in ("t_r", "t_j"):
-                p = _in_topic_order(topic_p_values(res, which=which),  # type: ignore[arg-type]
-                                    topic_list)
+                p = _in_topic_order(topic_p_values(res, which=which), topic_list)
                 per_topic[f"{which.upper()} p-value"].loc[n] = p
                 if test.topic_correction:
                     per_topic[f"{which.upper()} p-value corrected"].loc[n] = adjust_p_values(

@@ -5,6 +5,8 @@ nothing else in ir_measures. All five wrap a base measure the same way (:class:`
 :func:`parse_measure` reads their names as well as every ir_measures and trec_eval name.
 """
 
+from typing import TYPE_CHECKING
+
 from .._lazy import lazy_exports
 from ._breakeven import BreakEven
 from ._gdeval import ERR_gdeval, GdevalGainsWarning, nDCG_gdeval
@@ -41,4 +43,17 @@ _INTERNAL = {
     "trec_measures": "_wrapped",
     "gdeval_gains": "_gdeval",
 }
+
+if TYPE_CHECKING:  # the lazy names for type checkers and editors (tests/test_package.py: the same)
+    from ._checks import check_evaluation as check_evaluation
+    from ._checks import check_gdeval as check_gdeval
+    from ._checks import check_topic_labels as check_topic_labels
+    from ._checks import parameter_problems as parameter_problems
+    from ._gdeval import gdeval_gains as gdeval_gains
+    from ._risk import AGGREGATE_BASELINES as AGGREGATE_BASELINES
+    from ._risk import baseline_topic_scores as baseline_topic_scores
+    from ._topics import topic_matrices as topic_matrices
+    from ._topics import topic_matrix as topic_matrix
+    from ._wrapped import trec_measures as trec_measures
+
 __getattr__, _ = lazy_exports(__name__, _INTERNAL)

@@ -299,8 +299,8 @@ def baseline_topic_scores(base: Measure, baseline: Any, qrels: pd.DataFrame, who
             warnings.simplefilter("always")
             scores = topic_scores(base, qrels, _baseline_run(baseline), who)
         _BASELINE_CACHE[key] = (scores, [(w.message, w.category) for w in caught])
-    scores, caught = _BASELINE_CACHE[key]
-    for message, category in caught:  # the topic policy warnings, on every use
+    scores, recorded = _BASELINE_CACHE[key]
+    for message, category in recorded:  # the topic policy warnings, on every use
         warnings.warn(message, category, stacklevel=3)
     return scores.copy()
 

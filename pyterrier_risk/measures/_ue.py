@@ -10,6 +10,7 @@ quotes the base without its cutoff, ``UE(base='nDCG')@10``, which the stock
 from __future__ import annotations
 
 import warnings
+from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 import ir_measures
@@ -144,7 +145,7 @@ class _UE(WrappedMeasure):
         """The base measure with the cutoff applied: the same as :attr:`base`."""
         return self.base
 
-    def runtime_impl(self, qrels: pd.DataFrame, run: pd.DataFrame):
+    def runtime_impl(self, qrels: pd.DataFrame, run: pd.DataFrame) -> Iterator[Metric]:
         """Per-topic UE values; ir_measures' runtime provider calls this with all topics of one run."""
         import numpy as np
         import pandas as pd
@@ -198,6 +199,7 @@ def _bounds_for(
     from ..core import normalise_raw, pool_bounds
 
     name = base.NAME
+    assert name is not None  # the base of a UE measure is one of ir_measures' named measures
     cutoff = base.params.get("cutoff")
     rel = base["rel"] if name != "nDCG" else 1
     gains = base["gains"] if name == "nDCG" and isinstance(base["gains"], dict) else None

@@ -22,7 +22,7 @@ import math
 import numbers
 import re
 import tokenize
-from typing import Any
+from typing import Any, TypeVar
 
 import ir_measures
 from ir_measures.measures import Measure
@@ -47,8 +47,10 @@ class MeasureNameError(ValueError, NameError):
 def _integral_cutoff(base: Measure) -> Measure:
     """``nDCG@20.0`` -> ``nDCG@20`` where the cutoff must be an int (not ``IPrec@1.0``, a float recall)."""
     at = getattr(base, "AT_PARAM", None)
-    info = base.SUPPORTED_PARAMS.get(at) if at else None
-    cutoff = base.params.get(at) if at else None
+    if not at:
+        return base
+    info = base.SUPPORTED_PARAMS.get(at)
+    cutoff = base.params.get(at)
     if (
         info is not None
         and info.dtype is not None
@@ -109,6 +111,9 @@ def checked_base(
     return measure
 
 
+_Wrapped = TypeVar("_Wrapped", bound="WrappedMeasure")
+
+
 class WrappedMeasure(Measure):
     """A measure computed from the per-topic values of a *base* measure (URisk, TRisk, ZRisk, GeoRisk, UE).
 
@@ -122,7 +127,7 @@ class WrappedMeasure(Measure):
     def __init__(self, **params: Any) -> None:
         super().__init__(**self._normalise(dict(params)))
 
-    def __call__(self, base: Any = None, /, **kwargs: Any) -> WrappedMeasure:
+    def __call__(self: _Wrapped, base: Any = None, /, **kwargs: Any) -> _Wrapped:
         """Return a copy with ``base`` (positional) and/or keyword parameters replaced."""
         params = dict(self.params)
         if base is not None:
@@ -375,10 +380,11 @@ def parse_measure(measure: str | Measure) -> Measure:
         node = ast.parse(source.code, mode="eval").body
         parsed = _node_to_measure(node, source)
     except (SyntaxError, _NotAnExpression) as e:
-        parsed = _one_trec_measure(text, text)  # "ndcg_cut.10,20" and the like
-        if parsed is None:
+        trec = _one_trec_measure(text, text)  # "ndcg_cut.10,20" and the like
+        if trec is None:
             reason = e.msg if isinstance(e, SyntaxError) else "unexpected expression"
             raise ValueError(f"cannot parse measure {text!r}: {reason}; {_PARSE_HELP}") from None
+        parsed = trec
     return _checked(parsed, text)
 
 

@@ -247,7 +247,7 @@ def short_labels(
         pairs in order of appearance.
     """
     infos = [column_info(c) for c in columns]
-    settings: list[tuple[str, float]] = []
+    settings: list[tuple[str | None, float]] = []
     stems: dict[str, str] = {}
     plain = 0
     used: dict[str, list[str]] = {}

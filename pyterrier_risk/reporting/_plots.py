@@ -72,8 +72,12 @@ def _line_colours(n: int) -> list[Any]:
     if n <= 10:
         return [f"C{j}" for j in range(n)]
     from matplotlib import colormaps
+    from matplotlib.colors import ListedColormap
 
-    tab20 = colormaps["tab20"].colors  # dark and light tone of each of tab10's hues, alternating
+    cmap = colormaps["tab20"]
+    assert isinstance(cmap, ListedColormap)  # a qualitative map: a list of colours
+    # dark and light tone of each of tab10's hues, alternating
+    tab20 = [tuple(rgb) for rgb in np.asarray(cmap.colors, dtype=float).tolist()]
     order = [*tab20[0::2], *tab20[1::2]]
     return [order[j % 20] for j in range(n)]
 

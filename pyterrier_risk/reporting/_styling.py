@@ -15,7 +15,15 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from ._layout import column_info, long_constants, long_names, melt_frame, short_labels, system_column
+from ._layout import (
+    ColumnInfo,
+    column_info,
+    long_constants,
+    long_names,
+    melt_frame,
+    short_labels,
+    system_column,
+)
 from ._text import (
     _latex_float,
     _latex_tabular,
@@ -143,15 +151,15 @@ def _best_mask(frame: pd.DataFrame, directions: dict[Hashable, bool], floatfmt: 
     return mask, excluded
 
 
-def _trisk_twin(info: object, infos: dict[Hashable, object]) -> Hashable | None:
+def _trisk_twin(info: ColumnInfo, infos: dict[Hashable, ColumnInfo]) -> Hashable | None:
     """The p-value column of the TRisk with URisk ``info``'s base, α and baseline (corrected first)."""
-    extra = {k: v for k, v in info.extra if k != "se"}  # type: ignore[attr-defined]
+    extra = {k: v for k, v in info.extra if k != "se"}
     candidates = [
         (other.suffix != "p-value corrected", dict(other.extra).get("se", "parametric") != "parametric",
          column)
         for column, other in infos.items()
         if other.family == "TRisk" and other.suffix in ("p-value", "p-value corrected")
-        and other.base == info.base and other.alpha == info.alpha  # type: ignore[attr-defined]
+        and other.base == info.base and other.alpha == info.alpha
         and {k: v for k, v in other.extra if k != "se"} == extra
     ]
     return min(candidates, key=lambda t: t[:2])[2] if candidates else None
@@ -163,7 +171,7 @@ def _p_value_columns(frame: pd.DataFrame, significance: bool | Mapping[str, str]
         missing = [c for pair in significance.items() for c in pair if c not in frame.columns]
         if missing:
             raise ValueError(f"significance: the table has no column(s) {missing}")
-        return dict(significance)
+        return {value: p for value, p in significance.items()}
     infos = {c: column_info(c) for c in frame.columns}
     out: dict[Hashable, Hashable] = {}
     for column, info in infos.items():

@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 
@@ -26,17 +27,18 @@ def _as_frame(df: object) -> pd.DataFrame:
         return df
     if isinstance(df, pd.Series):
         return df.to_frame()
-    if isinstance(getattr(df, "data", None), pd.DataFrame):  # a Styler (Experiment(highlight=...))
-        return df.data
+    data = getattr(df, "data", None)
+    if isinstance(data, pd.DataFrame):  # a Styler (Experiment(highlight=...))
+        return data
     raise TypeError(f"expected a pandas DataFrame, got {type(df).__name__}")
 
 
 def render_table(df: pd.DataFrame, format: str = "markdown", *, index: bool = False,
-                 floatfmt: str = ".4f", caption: str | None = None, **options: object) -> str:
+                 floatfmt: str = ".4f", caption: str | None = None, **options: Any) -> str:
     """Render ``df`` as text in one of :data:`FORMATS`; ``options``: :func:`write_table`'s style options."""
     df = _as_frame(df)
     format = table_format(None, format)
-    style = TableStyle(**options)  # type: ignore[arg-type]
+    style = TableStyle(**options)
     if format == "csv":  # full precision, for machines: only the layout applies
         return to_csv(csv_layout(df.reset_index() if index else df, style.layout), index=False)
     if style.is_plain():
