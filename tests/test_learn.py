@@ -242,3 +242,33 @@ def test_params_are_read_as_lightgbm_reads_them():
     assert parse_param("lambda_l1=1e-3") == ("lambda_l1", 1e-3)
     assert parse_param("label_gain=0,1,3,7") == ("label_gain", [0, 1, 3, 7])
     assert parse_param("boosting= dart ") == ("boosting", "dart")
+
+
+def test_the_command_and_the_function_share_their_defaults():
+    """Every ``learn`` option left out means what the same keyword left out of ``risk_study`` means."""
+    import inspect
+
+    from pyterrier_risk.cli._main import _parser
+
+    args = vars(_parser()[0].parse_args(["learn", "DATA"]))
+    signature = inspect.signature(ptr.risk_study).parameters
+    names = {"alpha": "alphas", "objective": "objectives", "round": "decimals", "no_progress": "progress"}
+    for option, value in args.items():
+        name = names.get(option, option)
+        if name not in signature or signature[name].default is inspect.Parameter.empty:
+            continue
+        default = signature[name].default
+        if option == "no_progress":
+            value = not value
+        elif value is None and name in ("alphas", "seeds"):  # the command passes the function's default
+            value = default
+        elif value == [] and default in ((), None):
+            value = default
+        assert value == default, (option, value, default)
+    checked = {names.get(o, o) for o in args} & set(signature)
+    assert {"alphas", "seeds", "rounds", "split_seed", "eval_alpha", "threads", "decimals"} <= checked
+
+
+def test_split_seed_errors_name_the_split_seed(data):
+    with pytest.raises(StudyError, match="^split_seed must be"):
+        ptr.risk_study(data, baseline=1, split_seed=-1)

@@ -345,7 +345,8 @@ def test_every_default_rendered_table_fits_160_characters_and_counts_print_as_in
     rows = [line for line in text.splitlines() if line.startswith("|")]
     assert max(len(line) for line in rows) <= 160
     assert text.count("Table:") >= 4  # nothing dropped: learner halves, convergence, Kendall (in parts)
-    headers = [[c.strip() for c in line.strip("|").split("|")] for line in rows if line.startswith("| objective")]
+    headers = [[c.strip() for c in line.strip("|").split("|")] for line in rows
+               if line.startswith("| objective")]
     shown = {c for h in headers for c in h}
     assert {"0.0-0.1", "0.9-1.0", "undefined", "mean", "90% mean", "99% median", "GeoRisk α=1"} <= shown
     cells = {c: [] for c in ("rounds", "models", "undefined")}

@@ -18,6 +18,9 @@ from ._learn_result import RiskStudyResult
 from ._learn_settings import (
     DEFAULT_LEARN_ALPHAS,
     DEFAULT_LEARN_ROUNDS,
+    DEFAULT_LEARN_SEEDS,
+    DEFAULT_LEARN_THREADS,
+    DEFAULT_SPLIT_SEED,
     EVAL_ALPHA,
     REFERENCE,
     LearnSettings,
@@ -113,9 +116,11 @@ def _execute(tasks: list[LearnTask], store: Any, workers: int, client: Any, prog
 def risk_study(
     data: str | os.PathLike, *, baseline: Any = None, baselines: Sequence[Any] = (),
     objectives: Sequence[str] | None = None, alphas: Sequence[float] = DEFAULT_LEARN_ALPHAS,
-    seeds: Sequence[int] = (1,), rounds: int = DEFAULT_LEARN_ROUNDS, early_stopping: int | None = None,
-    params: Any = None, options: Any = None, folds: int | None = None, split_seed: int = 0,
-    eval_alpha: float = EVAL_ALPHA, threads: int = 1, workers: int | None = None, client: Any = None,
+    seeds: Sequence[int] = DEFAULT_LEARN_SEEDS, rounds: int = DEFAULT_LEARN_ROUNDS,
+    early_stopping: int | None = None, params: Any = None, options: Any = None, folds: int | None = None,
+    split_seed: int = DEFAULT_SPLIT_SEED, eval_alpha: float = EVAL_ALPHA,
+    threads: int = DEFAULT_LEARN_THREADS,
+    workers: int | None = None, client: Any = None,
     scheduler: str | None = None, out: str | os.PathLike | None = None, imports: Sequence[str] = (),
     progress: bool = True, format: str = "markdown", decimals: int = 4,
 ) -> RiskStudyResult:
