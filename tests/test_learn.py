@@ -14,6 +14,7 @@ import sys
 import time
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pytest
 from _learn_data import DYING_MODULE, partitions
@@ -76,6 +77,33 @@ def test_runs_and_qrels_evaluate_with_eval(one_worker):
     value = float(done.stdout.splitlines()[1].split(",")[1])
     mine = result.per_query.query("objective == 'tfaro'")["ndcg"].mean()
     assert value == pytest.approx(mine, abs=1e-12)
+
+
+def test_topics_and_baselines_read_the_output_folder(one_worker):
+    """``topics`` and ``baselines`` analyse the study's runs and qrels as they are (docs/learn.md)."""
+    import io
+
+    result, out = one_worker
+    runs, measure = out / "runs", "nDCG(gains={0:0,1:1,2:3})@10"
+    pq = result.per_query.set_index("qid")
+    s, b = (pq.query(f"objective == '{o}'")["ndcg"] for o in ("tfaro", "lambdarank"))
+    delta = (s - b.loc[s.index]).to_numpy()
+
+    def run(*args: str) -> pd.DataFrame:
+        done = subprocess.run([sys.executable, "-m", "pyterrier_risk", *args, "--qrels",
+                               str(out / "qrels.txt"), "--measure", measure, "--alpha", "5", "--format",
+                               "csv"],
+                              capture_output=True, text=True, cwd=REPO, timeout=120)
+        assert done.returncode == 0, done.stderr
+        return pd.read_csv(io.StringIO(done.stdout), dtype={"qid": str})
+
+    topics = run("topics", str(runs / "tfaro_a5_s1.run"), "--baseline", str(runs / "lambdarank_a0_s1.run"),
+                 "--all")
+    assert (topics["difference"] < 0).sum() == (delta < 0).sum() > 0
+    assert topics["loss_gt20"].sum() == (s < 0.8 * b.loc[s.index]).sum()
+    matrix = run("baselines", *(str(runs / f"{n}.run") for n in ("lambdarank_a0_s1", "tfaro_a5_s1", "F1")))
+    urisk = matrix.set_index("name").loc["tfaro_a5_s1", "lambdarank_a0_s1"]
+    assert urisk == pytest.approx(np.maximum(delta, 0).mean() - 6 * np.maximum(-delta, 0).mean(), abs=1e-12)
 
 
 def test_same_results_with_two_workers_and_on_a_dask_cluster(data, one_worker, tmp_path):
