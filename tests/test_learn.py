@@ -67,6 +67,19 @@ def test_frames_and_files(one_worker):
     assert '"threads": 1' in (out / "settings.json").read_text()
 
 
+def test_a_study_written_over_another_leaves_none_of_its_runs_or_tables(one_worker, tmp_path):
+    """``eval runs/*.run`` on a reused --out folder must not pick up an earlier study's models."""
+    result, out = one_worker
+    folder = tmp_path / "reused"
+    (folder / "runs").mkdir(parents=True)
+    for name in ("runs/urisk_a20_s2.run", "runs/F9.run", "tables.tex", "tables.csv"):  # an earlier study's
+        (folder / name).write_text("old\n")
+    (folder / "tasks").mkdir()
+    (folder / "tasks" / "k.pkl").write_text("kept")
+    result.write(folder)
+    assert set(_files(folder)) == set(_files(out)) and (folder / "tasks" / "k.pkl").read_text() == "kept"
+
+
 def test_runs_and_qrels_evaluate_with_eval(one_worker):
     """The study's runs and qrels are what ``eval`` reads: its NDCG@10 with 2^l - 1 gains equals ours."""
     result, out = one_worker

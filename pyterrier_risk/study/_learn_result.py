@@ -101,7 +101,8 @@ class RiskStudyResult:
         ``per_query.csv``, ``curves.csv``, ``kendall.csv``, ``models.csv``, ``runs/`` (one TREC run
         per model and one per baseline), ``qrels.txt``, ``tables.md`` (``.tex``, ``.csv``: the learner
         table, the convergence table and the Kendall bins, as printed), ``risk_gain.png`` and
-        ``settings.json``.
+        ``settings.json``. The folder holds one study: the runs, tables and plot of an earlier study
+        written there that this one does not have are removed (its ``tasks/`` are kept).
         """
         return write_study(self, Path(out), format=format, decimals=decimals)
 
@@ -158,4 +159,18 @@ def write_study(result: Any, out: Path, *, format: str = "markdown", decimals: i
         written.append(out / "risk_gain.png")
     settings = {**result.settings.describe(), "version": __version__, "measure": "NDCG@10, gains 2^label - 1"}
     written.append(_write_text(out / "settings.json", json.dumps(settings, indent=2, default=str) + "\n"))
+    _remove_stale(out, written)
     return written
+
+
+def _remove_stale(out: Path, written: list[Path]) -> None:
+    """Remove the runs, tables and plot an earlier study wrote into ``out`` that this one did not write.
+
+    The folder holds one study: ``eval runs/*.run`` must not pick up a model of another grid or seed.
+    """
+    keep = {p.resolve() for p in written}
+    stale = [*(out / "runs").glob("*.run"), *(out / f"tables.{s}" for s in ("md", "tex", "csv")),
+             out / "risk_gain.png"]
+    for path in stale:
+        if path.is_file() and path.resolve() not in keep:
+            path.unlink()
