@@ -648,8 +648,8 @@ def _render_convergence(table: pd.DataFrame, format: str, floatfmt: str, max_wid
     return _render_parts(frame.rename(columns=short), format, floatfmt=floatfmt, max_width=max_width,
                          caption=(
         "Boosting rounds to reach a share of the final validation NDCG@10 (90% mean: the mean over folds × "
-        "seeds of the rounds a model takes to reach 90% of its final value; median: their median; rounds: "
-        "its trees; Wang et al. 2012, §5.8)."))
+        "seeds of the rounds a model takes to reach 90% of its last value; median: their median; rounds: "
+        "its trees, up to the best round with early stopping; Wang et al. 2012, §5.8)."))
 
 
 @dataclass(frozen=True)
