@@ -67,6 +67,27 @@ def test_frames_and_files(one_worker):
     assert '"threads": 1' in (out / "settings.json").read_text()
 
 
+def test_test_and_correction_choose_the_tables_tests(data, one_worker, tmp_path):
+    """``--test``/``--correction`` reach the printed and the written tables (the tasks are reused)."""
+    import shutil
+
+    from pyterrier_risk.study import learner_table
+
+    result, out = one_worker
+    shutil.copytree(out / "tasks", tmp_path / "out" / "tasks")
+    done = _learn(str(data), "--baseline", "1", "--baselines", "1", "2", "3", "--objective", "tfaro",
+                  "tfaro_star", "--alpha", "5", "--rounds", "5", "--no-progress", "--workers", "1",
+                  "--test", "randomization", "--correction", "none", "--format", "csv", "--out",
+                  str(tmp_path / "out"))
+    assert done.returncode == 0, done.stderr
+    expected = learner_table(result.per_query, single="F1", multiple=["F1", "F2", "F3"], test="randomization",
+                             correction=None)
+    shown = pd.read_csv(tmp_path / "out" / "tables.csv", nrows=len(expected))
+    assert shown["NDCG@10 p-value corrected"].tolist() == pytest.approx(
+        expected["NDCG@10 p-value"].tolist(), nan_ok=True)
+    assert done.stdout == (tmp_path / "out" / "tables.csv").read_text()
+
+
 def test_a_study_written_over_another_leaves_none_of_its_runs_or_tables(one_worker, tmp_path):
     """``eval runs/*.run`` on a reused --out folder must not pick up an earlier study's models."""
     result, out = one_worker
@@ -237,6 +258,7 @@ BAD = [
     (None, ["--baseline", "1", "--option", "nope=1"], "--option nope: no objective of the study has it"),
     (None, ["--baseline", "1", "--workers", "999"], "999 workers × 1 threads per fit exceed the"),
     (None, ["--baseline", "/no/such.run"], "neither a feature number nor a run file"),
+    (None, ["--baseline", "1", "--correction", "nope"], "nope"),
 ]
 
 

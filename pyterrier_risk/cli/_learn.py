@@ -22,11 +22,13 @@ __all__ = ["add_learn_arguments", "run_learn"]
 def add_learn_arguments(parser: argparse.ArgumentParser) -> None:
     """Add the ``learn`` options (data, baselines, objectives, the grid, LightGBM, execution, output)."""
     from ..study import (
+        DEFAULT_CORRECTION,
         DEFAULT_LEARN_ALPHAS,
         DEFAULT_LEARN_ROUNDS,
         DEFAULT_LEARN_SEEDS,
         DEFAULT_LEARN_THREADS,
         DEFAULT_SPLIT_SEED,
+        DEFAULT_TEST,
         EVAL_ALPHA,
     )
 
@@ -67,6 +69,11 @@ def add_learn_arguments(parser: argparse.ArgumentParser) -> None:
     add("--scheduler", metavar="ADDRESS", help="run the tasks on this Dask scheduler (tcp://host:8786)")
     add("--out", type=Path, metavar="DIR", help="folder for the task results (resumable), per_query.csv, "
                                                 "runs/, qrels.txt, the tables, the plot and settings.json")
+    add("--test", choices=["t", "randomization"], default=DEFAULT_TEST,
+        help=f"the tables' paired test of each row against LambdaMART (default {DEFAULT_TEST})")
+    add("--correction", default=DEFAULT_CORRECTION, metavar="METHOD",
+        help="multiple-testing correction over the rows of a column (statsmodels' names: bonferroni, holm, "
+             f"fdr_bh, ...; none: none; default {DEFAULT_CORRECTION})")
     add("--format", choices=["markdown", "latex", "csv"], default="markdown", help="table format")
     add("--round", type=integer, default=4, help="decimals in markdown/latex output, 0 to 20 (default 4)")
     add("--no-progress", action="store_true", help="no progress bar")
@@ -75,9 +82,14 @@ def add_learn_arguments(parser: argparse.ArgumentParser) -> None:
 def _tables(result: Any, args: Any) -> str:
     """The learner table, the convergence table and the Kendall bins (``eval``'s formats and widths)."""
     try:
-        return result.tables().render(args.format, floatfmt=f".{args.round}f")
+        return result.tables(test=args.test, correction=_correction(args)).render(
+            args.format, floatfmt=f".{args.round}f")
     except ValueError as e:  # e.g. a per_query value the tables refuse
         raise CLIError(str(e)) from None
+
+
+def _correction(args: Any) -> str | None:
+    return None if args.correction == "none" else args.correction
 
 
 def run_learn(args: Any) -> int:
@@ -94,6 +106,7 @@ def run_learn(args: Any) -> int:
             split_seed=args.split_seed, eval_alpha=args.eval_alpha, threads=args.threads,
             workers=args.workers, scheduler=args.scheduler, out=args.out, imports=args.imports,
             progress=not args.no_progress, format=args.format, decimals=args.round,
+            test=args.test, correction=_correction(args),
         )  # fmt: skip
     except StudyError as e:
         raise CLIError(str(e)) from None

@@ -77,6 +77,8 @@ _EXPORTS = {
     "RiskStudyResult": "_learn_result",
     "risk_study": "_learn",
     "LearnerTables": "_learn_tables",
+    "DEFAULT_TEST": "_learn_tables",
+    "DEFAULT_CORRECTION": "_learn_tables",
     "convergence_table": "_learn_tables",
     "kendall_bins_table": "_learn_tables",
     "learner_table": "_learn_tables",

@@ -48,11 +48,14 @@ from ..learning import rounds_to_reach
 if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.figure import Figure
 
-__all__ = ["LearnerTables", "convergence_table", "kendall_bins_table", "learner_table", "learner_tables",
+__all__ = ["DEFAULT_CORRECTION", "DEFAULT_TEST", "LearnerTables", "convergence_table", "kendall_bins_table",
+           "learner_table", "learner_tables",
            "plot_learner_risk_gain", "render_learner_table", "learner_risk_gain_points"]
 
 REFERENCE = "lambdarank"
 TESTS = ("t", "randomization")
+DEFAULT_TEST = "t"
+DEFAULT_CORRECTION = "holm"  # over the rows of one column
 KEYS = ("fold", "seed", "qid")
 MODEL = ("objective", "alpha")
 #: the columns of one half of the table, in the 2016 paper's order
@@ -224,8 +227,9 @@ def _check_options(test: str, correction: str | None, eval_alpha: float, n_resam
 
 
 def learner_table(per_query: pd.DataFrame, *, single: str | None, multiple: Sequence[str] = (),
-                  eval_alpha: float = 1.0, reference: str = REFERENCE, test: str = "t",
-                  correction: str | None = "holm", n_resamples: int = 10000, seed: int = 0) -> pd.DataFrame:
+                  eval_alpha: float = 1.0, reference: str = REFERENCE, test: str = DEFAULT_TEST,
+                  correction: str | None = DEFAULT_CORRECTION, n_resamples: int = 10000,
+                  seed: int = 0) -> pd.DataFrame:
     r"""The learners' effectiveness and robustness, Dinçer, Macdonald and Ounis (SIGIR 2016), Table 7.
 
     One row per (objective, α), the reference (plain LambdaMART, ``reference`` at α = 0) first, then the
@@ -682,8 +686,8 @@ class LearnerTables:
 
 def learner_tables(per_query: pd.DataFrame, curves: pd.DataFrame | None = None,
                    kendall: pd.DataFrame | None = None, *, single: str | None, multiple: Sequence[str] = (),
-                   eval_alpha: float = 1.0, reference: str = REFERENCE, test: str = "t",
-                   correction: str | None = "holm", shares: Sequence[float] = (0.9, 0.95, 0.99),
+                   eval_alpha: float = 1.0, reference: str = REFERENCE, test: str = DEFAULT_TEST,
+                   correction: str | None = DEFAULT_CORRECTION, shares: Sequence[float] = (0.9, 0.95, 0.99),
                    bins: int = KENDALL_BINS) -> LearnerTables:
     """:func:`learner_table`, :func:`convergence_table` and :func:`kendall_bins_table` of one study.
 
