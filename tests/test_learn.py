@@ -14,6 +14,7 @@ import sys
 import time
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pytest
 from _learn_data import DYING_MODULE, partitions
@@ -66,6 +67,40 @@ def test_frames_and_files(one_worker):
     assert '"threads": 1' in (out / "settings.json").read_text()
 
 
+def test_test_and_correction_choose_the_tables_tests(data, one_worker, tmp_path):
+    """``--test``/``--correction`` reach the printed and the written tables (the tasks are reused)."""
+    import shutil
+
+    from pyterrier_risk.study import learner_table
+
+    result, out = one_worker
+    shutil.copytree(out / "tasks", tmp_path / "out" / "tasks")
+    done = _learn(str(data), "--baseline", "1", "--baselines", "1", "2", "3", "--objective", "tfaro",
+                  "tfaro_star", "--alpha", "5", "--rounds", "5", "--no-progress", "--workers", "1",
+                  "--test", "randomization", "--correction", "none", "--format", "csv", "--out",
+                  str(tmp_path / "out"))
+    assert done.returncode == 0, done.stderr
+    expected = learner_table(result.per_query, single="F1", multiple=["F1", "F2", "F3"], test="randomization",
+                             correction=None)
+    shown = pd.read_csv(tmp_path / "out" / "tables.csv", nrows=len(expected))
+    assert shown["NDCG@10 p-value corrected"].tolist() == pytest.approx(
+        expected["NDCG@10 p-value"].tolist(), nan_ok=True)
+    assert done.stdout == (tmp_path / "out" / "tables.csv").read_text()
+
+
+def test_a_study_written_over_another_leaves_none_of_its_runs_or_tables(one_worker, tmp_path):
+    """``eval runs/*.run`` on a reused --out folder must not pick up an earlier study's models."""
+    result, out = one_worker
+    folder = tmp_path / "reused"
+    (folder / "runs").mkdir(parents=True)
+    for name in ("runs/urisk_a20_s2.run", "runs/F9.run", "tables.tex", "tables.csv"):  # an earlier study's
+        (folder / name).write_text("old\n")
+    (folder / "tasks").mkdir()
+    (folder / "tasks" / "k.pkl").write_text("kept")
+    result.write(folder)
+    assert set(_files(folder)) == set(_files(out)) and (folder / "tasks" / "k.pkl").read_text() == "kept"
+
+
 def test_runs_and_qrels_evaluate_with_eval(one_worker):
     """The study's runs and qrels are what ``eval`` reads: its NDCG@10 with 2^l - 1 gains equals ours."""
     result, out = one_worker
@@ -76,6 +111,33 @@ def test_runs_and_qrels_evaluate_with_eval(one_worker):
     value = float(done.stdout.splitlines()[1].split(",")[1])
     mine = result.per_query.query("objective == 'tfaro'")["ndcg"].mean()
     assert value == pytest.approx(mine, abs=1e-12)
+
+
+def test_topics_and_baselines_read_the_output_folder(one_worker):
+    """``topics`` and ``baselines`` analyse the study's runs and qrels as they are (docs/learn.md)."""
+    import io
+
+    result, out = one_worker
+    runs, measure = out / "runs", "nDCG(gains={0:0,1:1,2:3})@10"
+    pq = result.per_query.set_index("qid")
+    s, b = (pq.query(f"objective == '{o}'")["ndcg"] for o in ("tfaro", "lambdarank"))
+    delta = (s - b.loc[s.index]).to_numpy()
+
+    def run(*args: str) -> pd.DataFrame:
+        done = subprocess.run([sys.executable, "-m", "pyterrier_risk", *args, "--qrels",
+                               str(out / "qrels.txt"), "--measure", measure, "--alpha", "5", "--format",
+                               "csv"],
+                              capture_output=True, text=True, cwd=REPO, timeout=120)
+        assert done.returncode == 0, done.stderr
+        return pd.read_csv(io.StringIO(done.stdout), dtype={"qid": str})
+
+    topics = run("topics", str(runs / "tfaro_a5_s1.run"), "--baseline", str(runs / "lambdarank_a0_s1.run"),
+                 "--all")
+    assert (topics["difference"] < 0).sum() == (delta < 0).sum() > 0
+    assert topics["loss_gt20"].sum() == (s < 0.8 * b.loc[s.index]).sum()
+    matrix = run("baselines", *(str(runs / f"{n}.run") for n in ("lambdarank_a0_s1", "tfaro_a5_s1", "F1")))
+    urisk = matrix.set_index("name").loc["tfaro_a5_s1", "lambdarank_a0_s1"]
+    assert urisk == pytest.approx(np.maximum(delta, 0).mean() - 6 * np.maximum(-delta, 0).mean(), abs=1e-12)
 
 
 def test_same_results_with_two_workers_and_on_a_dask_cluster(data, one_worker, tmp_path):
@@ -196,6 +258,7 @@ BAD = [
     (None, ["--baseline", "1", "--option", "nope=1"], "--option nope: no objective of the study has it"),
     (None, ["--baseline", "1", "--workers", "999"], "999 workers × 1 threads per fit exceed the"),
     (None, ["--baseline", "/no/such.run"], "neither a feature number nor a run file"),
+    (None, ["--baseline", "1", "--correction", "nope"], "nope"),
 ]
 
 
@@ -242,3 +305,52 @@ def test_params_are_read_as_lightgbm_reads_them():
     assert parse_param("lambda_l1=1e-3") == ("lambda_l1", 1e-3)
     assert parse_param("label_gain=0,1,3,7") == ("label_gain", [0, 1, 3, 7])
     assert parse_param("boosting= dart ") == ("boosting", "dart")
+
+
+def test_the_command_and_the_function_share_their_defaults():
+    """Every ``learn`` option left out means what the same keyword left out of ``risk_study`` means."""
+    import inspect
+
+    from pyterrier_risk.cli._main import _parser
+
+    args = vars(_parser()[0].parse_args(["learn", "DATA"]))
+    signature = inspect.signature(ptr.risk_study).parameters
+    names = {"alpha": "alphas", "objective": "objectives", "round": "decimals", "no_progress": "progress"}
+    for option, value in args.items():
+        name = names.get(option, option)
+        if name not in signature or signature[name].default is inspect.Parameter.empty:
+            continue
+        default = signature[name].default
+        if option == "no_progress":
+            value = not value
+        elif value is None and name in ("alphas", "seeds"):  # the command passes the function's default
+            value = default
+        elif value == [] and default in ((), None):
+            value = default
+        assert value == default, (option, value, default)
+    checked = {names.get(o, o) for o in args} & set(signature)
+    assert {"alphas", "seeds", "rounds", "split_seed", "eval_alpha", "threads", "decimals"} <= checked
+
+
+def test_split_seed_errors_name_the_split_seed(data):
+    with pytest.raises(StudyError, match="^split_seed must be"):
+        ptr.risk_study(data, baseline=1, split_seed=-1)
+
+
+def test_a_pool_that_broke_before_a_submit_hands_its_queue_to_a_fresh_pool(monkeypatch):
+    """A worker that dies between two waits makes ``submit`` raise: no traceback, the task not lost."""
+    from concurrent.futures.process import BrokenProcessPool
+
+    from pyterrier_risk.study import _learn_exec
+
+    class Broken:
+        def submit(self, *args, **kwargs):
+            raise BrokenProcessPool("A child process terminated abruptly")
+
+        def shutdown(self, **kwargs):
+            pass
+
+    monkeypatch.setattr(_learn_exec, "_pool", lambda workers: Broken())
+    queue = ["task 1", "task 2"]
+    assert _learn_exec._one_pool(queue, 2, None, lambda: None) == []
+    assert queue == ["task 1", "task 2"]  # still to run, on the next pool

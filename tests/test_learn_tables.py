@@ -318,4 +318,47 @@ def test_learner_tables_renders_everything():
     tables = learner_tables(pq, curves, None, single="F25", multiple=["F1", "F2"])
     assert tables.kendall is None and len(tables.convergence) == 3
     text = tables.render()
-    assert text.count("Table:") == 3 and "rounds to 95% (mean)" in text
+    assert text.count("Table:") == 3 and "| 95% mean " in text
+
+
+def _long_study(seeds: int) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
+    """per_query, curves and kendall frames of a study with long objective names, several α and baselines."""
+    rng = np.random.default_rng(11)
+    models = (("lambdarank", 0.0), *[(name, a) for name in ("my_georisk_variant_weighted", "tfaro_star")
+                                     for a in (1.0, 5.0, 10.0, 20.0)])
+    pq = random_study(rng, n=10, seeds=seeds, models=models)
+    bases = {f"base:F{i}": rng.random(len(pq)) for i in (15, 21, 30, 35, 40)}
+    pq = pq.assign(**bases)
+    curves = curves_frame({(o, a, f, s): list(rng.random(30).cumsum()) for o, a in models
+                           for f in ("Fold1", "Fold2") for s in range(1, seeds + 1)})
+    kendall = pq[["fold", "objective", "alpha", "seed", "qid"]].assign(
+        distance=np.where(rng.random(len(pq)) < 0.2, np.nan, rng.random(len(pq))))
+    return pq, curves, kendall
+
+
+@pytest.mark.parametrize("seeds", [1, 3])
+def test_every_default_rendered_table_fits_160_characters_and_counts_print_as_integers(seeds):
+    pq, curves, kendall = _long_study(seeds)
+    tables = learner_tables(pq, curves, kendall, single="F25",
+                            multiple=["F25", "F1", "F2", "F15", "F21", "F30", "F35", "F40"])
+    text = tables.render()
+    rows = [line for line in text.splitlines() if line.startswith("|")]
+    assert max(len(line) for line in rows) <= 160
+    assert text.count("Table:") >= 4  # nothing dropped: learner halves, convergence, Kendall (in parts)
+    headers = [[c.strip() for c in line.strip("|").split("|")] for line in rows
+               if line.startswith("| objective")]
+    shown = {c for h in headers for c in h}
+    assert {"0.0-0.1", "0.9-1.0", "undefined", "mean", "90% mean", "99% median", "GeoRisk α=1"} <= shown
+    cells = {c: [] for c in ("rounds", "models", "undefined")}
+    for header, line in ((h, line) for h in headers for line in rows):
+        values = [c.strip() for c in line.strip("|").split("|")]
+        if len(values) == len(header) and not line.startswith(("| objective", "| ---")):
+            for column in cells:
+                if column in header:
+                    cells[column].append(values[header.index(column)])
+    # 30 rounds, 2 folds × seeds models: whole numbers print without decimals; so does a whole undefined count
+    assert set(cells["rounds"]) == {"30"} and set(cells["models"]) == {str(2 * seeds)}
+    undefined = kendall.groupby(["objective", "alpha"])["distance"].apply(lambda d: d.isna().sum() / seeds)
+    whole = (undefined == undefined.round()).all()
+    assert all(("." in c) != whole for c in cells["undefined"]) and cells["undefined"]
+    assert tables.render("latex").count(r"\begin{tabular}") == text.count("Table:")

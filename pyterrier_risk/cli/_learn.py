@@ -21,7 +21,16 @@ __all__ = ["add_learn_arguments", "run_learn"]
 
 def add_learn_arguments(parser: argparse.ArgumentParser) -> None:
     """Add the ``learn`` options (data, baselines, objectives, the grid, LightGBM, execution, output)."""
-    from ..study import DEFAULT_LEARN_ALPHAS, DEFAULT_LEARN_ROUNDS, EVAL_ALPHA
+    from ..study import (
+        DEFAULT_CORRECTION,
+        DEFAULT_LEARN_ALPHAS,
+        DEFAULT_LEARN_ROUNDS,
+        DEFAULT_LEARN_SEEDS,
+        DEFAULT_LEARN_THREADS,
+        DEFAULT_SPLIT_SEED,
+        DEFAULT_TEST,
+        EVAL_ALPHA,
+    )
 
     add = parser.add_argument
     add("data", metavar="DATA", help="a folder of Fold1..FoldK/{train,vali,test}.txt or of LETOR 4.0 "
@@ -38,7 +47,8 @@ def add_learn_arguments(parser: argparse.ArgumentParser) -> None:
         help="import a module first (in every worker too): user objectives register themselves")
     add("--alpha", nargs="+", action="extend", type=number, metavar="A",
         help=f"risk sensitivities α >= 0 (default {' '.join(f'{a:g}' for a in DEFAULT_LEARN_ALPHAS)})")
-    add("--seeds", nargs="+", action="extend", type=integer, metavar="S", help="LightGBM seeds (default 1)")
+    add("--seeds", nargs="+", action="extend", type=integer, metavar="S",
+        help=f"LightGBM seeds (default {' '.join(map(str, DEFAULT_LEARN_SEEDS))})")
     add("--rounds", type=integer, default=DEFAULT_LEARN_ROUNDS, metavar="N",
         help=f"boosting rounds; with --early-stopping at most (default {DEFAULT_LEARN_ROUNDS})")
     add("--early-stopping", type=integer, metavar="PATIENCE",
@@ -49,15 +59,21 @@ def add_learn_arguments(parser: argparse.ArgumentParser) -> None:
         help="objective options (e.g. risk_norm=weighted), for the objectives that have them")
     add("--folds", type=integer, metavar="K",
         help="with one LETOR file: split its queries into K folds (>= 3)")
-    add("--split-seed", type=integer, default=0, metavar="S", help="seed of the --folds split (default 0)")
+    add("--split-seed", type=integer, default=DEFAULT_SPLIT_SEED, metavar="S",
+        help=f"seed of the --folds split (default {DEFAULT_SPLIT_SEED})")
     add("--eval-alpha", type=number, default=EVAL_ALPHA, metavar="A",
         help=f"the α of GeoRisk in the table (default {EVAL_ALPHA:g})")
-    add("--threads", type=integer, default=1, metavar="N",
-        help="threads per fit (LightGBM and numba), a study setting (default 1)")
+    add("--threads", type=integer, default=DEFAULT_LEARN_THREADS, metavar="N",
+        help=f"threads per fit (LightGBM and numba), a study setting (default {DEFAULT_LEARN_THREADS})")
     add("--workers", type=integer, metavar="N", help="local worker processes (default: cores // --threads)")
     add("--scheduler", metavar="ADDRESS", help="run the tasks on this Dask scheduler (tcp://host:8786)")
     add("--out", type=Path, metavar="DIR", help="folder for the task results (resumable), per_query.csv, "
                                                 "runs/, qrels.txt, the tables, the plot and settings.json")
+    add("--test", choices=["t", "randomization"], default=DEFAULT_TEST,
+        help=f"the tables' paired test of each row against LambdaMART (default {DEFAULT_TEST})")
+    add("--correction", default=DEFAULT_CORRECTION, metavar="METHOD",
+        help="multiple-testing correction over the rows of a column (statsmodels' names: bonferroni, holm, "
+             f"fdr_bh, ...; none: none; default {DEFAULT_CORRECTION})")
     add("--format", choices=["markdown", "latex", "csv"], default="markdown", help="table format")
     add("--round", type=integer, default=4, help="decimals in markdown/latex output, 0 to 20 (default 4)")
     add("--no-progress", action="store_true", help="no progress bar")
@@ -66,24 +82,31 @@ def add_learn_arguments(parser: argparse.ArgumentParser) -> None:
 def _tables(result: Any, args: Any) -> str:
     """The learner table, the convergence table and the Kendall bins (``eval``'s formats and widths)."""
     try:
-        return result.tables().render(args.format, floatfmt=f".{args.round}f")
+        return result.tables(test=args.test, correction=_correction(args)).render(
+            args.format, floatfmt=f".{args.round}f")
     except ValueError as e:  # e.g. a per_query value the tables refuse
         raise CLIError(str(e)) from None
 
 
+def _correction(args: Any) -> str | None:
+    return None if args.correction == "none" else args.correction
+
+
 def run_learn(args: Any) -> int:
     """Run ``pyterrier-risk learn`` with parsed ``args``; a user error raises :class:`CLIError`."""
-    from ..study import DEFAULT_LEARN_ALPHAS, StudyError, risk_study
+    from ..study import DEFAULT_LEARN_ALPHAS, DEFAULT_LEARN_SEEDS, StudyError, risk_study
 
     check_decimals(args.round)
     try:
         result = risk_study(
             args.data, baseline=args.baseline, baselines=args.baselines, objectives=args.objective,
-            alphas=args.alpha or DEFAULT_LEARN_ALPHAS, seeds=args.seeds or (1,), rounds=args.rounds,
+            alphas=args.alpha or DEFAULT_LEARN_ALPHAS, seeds=args.seeds or DEFAULT_LEARN_SEEDS,
+            rounds=args.rounds,
             early_stopping=args.early_stopping, params=args.params, options=args.options, folds=args.folds,
             split_seed=args.split_seed, eval_alpha=args.eval_alpha, threads=args.threads,
             workers=args.workers, scheduler=args.scheduler, out=args.out, imports=args.imports,
             progress=not args.no_progress, format=args.format, decimals=args.round,
+            test=args.test, correction=_correction(args),
         )  # fmt: skip
     except StudyError as e:
         raise CLIError(str(e)) from None

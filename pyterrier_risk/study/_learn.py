@@ -18,6 +18,9 @@ from ._learn_result import RiskStudyResult
 from ._learn_settings import (
     DEFAULT_LEARN_ALPHAS,
     DEFAULT_LEARN_ROUNDS,
+    DEFAULT_LEARN_SEEDS,
+    DEFAULT_LEARN_THREADS,
+    DEFAULT_SPLIT_SEED,
     EVAL_ALPHA,
     REFERENCE,
     LearnSettings,
@@ -25,6 +28,8 @@ from ._learn_settings import (
     check_models,
     learn_settings,
 )
+from ._learn_tables import DEFAULT_CORRECTION, DEFAULT_TEST
+from ._learn_tables import _check_options as check_table_options
 from ._learn_task import LearnTask, task_key
 from ._settings import StudyError
 
@@ -113,11 +118,14 @@ def _execute(tasks: list[LearnTask], store: Any, workers: int, client: Any, prog
 def risk_study(
     data: str | os.PathLike, *, baseline: Any = None, baselines: Sequence[Any] = (),
     objectives: Sequence[str] | None = None, alphas: Sequence[float] = DEFAULT_LEARN_ALPHAS,
-    seeds: Sequence[int] = (1,), rounds: int = DEFAULT_LEARN_ROUNDS, early_stopping: int | None = None,
-    params: Any = None, options: Any = None, folds: int | None = None, split_seed: int = 0,
-    eval_alpha: float = EVAL_ALPHA, threads: int = 1, workers: int | None = None, client: Any = None,
+    seeds: Sequence[int] = DEFAULT_LEARN_SEEDS, rounds: int = DEFAULT_LEARN_ROUNDS,
+    early_stopping: int | None = None, params: Any = None, options: Any = None, folds: int | None = None,
+    split_seed: int = DEFAULT_SPLIT_SEED, eval_alpha: float = EVAL_ALPHA,
+    threads: int = DEFAULT_LEARN_THREADS,
+    workers: int | None = None, client: Any = None,
     scheduler: str | None = None, out: str | os.PathLike | None = None, imports: Sequence[str] = (),
-    progress: bool = True, format: str = "markdown", decimals: int = 4,
+    progress: bool = True, format: str = "markdown", decimals: int = 4, test: str = DEFAULT_TEST,
+    correction: str | None = DEFAULT_CORRECTION,
 ) -> RiskStudyResult:
     """Train every objective at every α and seed on every LETOR fold against plain LambdaMART.
 
@@ -153,6 +161,8 @@ def risk_study(
         progress: show one progress bar over the tasks.
         format: the tables' format in ``out`` (``markdown``, ``latex`` or ``csv``).
         decimals: decimals of the tables in ``out``.
+        test: the paired test of the tables in ``out`` (``'t'`` or ``'randomization'``).
+        correction: their multiple-testing correction over the rows (``None``: none).
 
     Returns:
         A :class:`RiskStudyResult`.
@@ -169,6 +179,10 @@ def risk_study(
         rounds=rounds, early_stopping=early_stopping, params=params, options=options, folds=folds,
         split_seed=split_seed, eval_alpha=eval_alpha, threads=threads, imports=imports)  # fmt: skip
     check_models(settings)
+    try:
+        check_table_options(test, correction, settings.eval_alpha, 10000)
+    except ValueError as e:
+        raise StudyError(str(e)) from None
     if client is not None and scheduler is not None:
         raise StudyError("give client or scheduler, not both")
     n_workers = _workers(workers, settings.threads) if client is None and scheduler is None else 1
@@ -184,5 +198,5 @@ def risk_study(
             own.close()
     result = assemble(settings, tasks, [store.get(task_key(t)) for t in tasks])
     if folder is not None:
-        result.write(folder, format=format, decimals=decimals)
+        result.write(folder, format=format, decimals=decimals, test=test, correction=correction)
     return result

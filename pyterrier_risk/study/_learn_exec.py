@@ -101,8 +101,13 @@ def _one_pool(queue: list[LearnTask], workers: int, store: TaskStore,
     try:
         while queue or running:
             while queue and len(running) < workers:
-                task = queue.pop(0)
-                running[pool.submit(run_task, task)] = task
+                try:
+                    future = pool.submit(run_task, queue[0])
+                except BrokenProcessPool:  # a worker died since the last wait: its task's future says so
+                    if not running:
+                        return []  # nothing ran here: the queue goes to a fresh pool
+                    break
+                running[future] = queue.pop(0)
             finished, _ = wait(running, return_when=FIRST_COMPLETED)
             broken = [f for f in finished if isinstance(f.exception(), BrokenProcessPool)]
             for f in finished:

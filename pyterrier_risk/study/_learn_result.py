@@ -95,15 +95,18 @@ class RiskStudyResult:
         """The risk–gain plot against the single baseline, with break-even lines."""
         return _tables().plot_learner_risk_gain(self.per_query, single=self.single, path=path)
 
-    def write(self, out: str | os.PathLike, *, format: str = "markdown", decimals: int = 4) -> list[Path]:
+    def write(self, out: str | os.PathLike, *, format: str = "markdown", decimals: int = 4,
+              **options: Any) -> list[Path]:
         """Write the study's files into ``out`` (each atomically); returns their paths.
 
         ``per_query.csv``, ``curves.csv``, ``kendall.csv``, ``models.csv``, ``runs/`` (one TREC run
         per model and one per baseline), ``qrels.txt``, ``tables.md`` (``.tex``, ``.csv``: the learner
-        table, the convergence table and the Kendall bins, as printed), ``risk_gain.png`` and
-        ``settings.json``.
+        table, the convergence table and the Kendall bins, as printed; ``options``, e.g. ``test`` and
+        ``correction``, go to :meth:`tables`), ``risk_gain.png`` and ``settings.json``. The folder holds
+        one study: the runs, tables and plot of an earlier study
+        written there that this one does not have are removed (its ``tasks/`` are kept).
         """
-        return write_study(self, Path(out), format=format, decimals=decimals)
+        return write_study(self, Path(out), format=format, decimals=decimals, **options)
 
 
 def _write_text(path: Path, text: str) -> Path:
@@ -129,12 +132,13 @@ def run_name(objective: str, alpha: float, seed: int) -> str:
     return f"{objective}_a{alpha:g}_s{seed}"
 
 
-def _tables_text(result: Any, fmt: str, decimals: int) -> str:
+def _tables_text(result: Any, fmt: str, decimals: int, **options: Any) -> str:
     """The learner table, the convergence table and the Kendall bins, as the command prints them."""
-    return result.tables().render(fmt, floatfmt=f".{decimals}f")
+    return result.tables(**options).render(fmt, floatfmt=f".{decimals}f")
 
 
-def write_study(result: Any, out: Path, *, format: str = "markdown", decimals: int = 4) -> list[Path]:
+def write_study(result: Any, out: Path, *, format: str = "markdown", decimals: int = 4,
+                **options: Any) -> list[Path]:
     """Write a study's files into ``out`` (see :meth:`RiskStudyResult.write`), each with ``atomic_write``."""
     from .. import __version__
     from ..data import write_qrels, write_run
@@ -152,10 +156,24 @@ def write_study(result: Any, out: Path, *, format: str = "markdown", decimals: i
     write_qrels(result.qrels, out / "qrels.txt")
     written.append(out / "qrels.txt")
     suffix = {"markdown": "md", "latex": "tex", "csv": "csv"}[format]
-    written.append(_write_text(out / f"tables.{suffix}", _tables_text(result, format, decimals)))
+    written.append(_write_text(out / f"tables.{suffix}", _tables_text(result, format, decimals, **options)))
     if result.single is not None:
         result.plot(out / "risk_gain.png")
         written.append(out / "risk_gain.png")
     settings = {**result.settings.describe(), "version": __version__, "measure": "NDCG@10, gains 2^label - 1"}
     written.append(_write_text(out / "settings.json", json.dumps(settings, indent=2, default=str) + "\n"))
+    _remove_stale(out, written)
     return written
+
+
+def _remove_stale(out: Path, written: list[Path]) -> None:
+    """Remove the runs, tables and plot an earlier study wrote into ``out`` that this one did not write.
+
+    The folder holds one study: ``eval runs/*.run`` must not pick up a model of another grid or seed.
+    """
+    keep = {p.resolve() for p in written}
+    stale = [*(out / "runs").glob("*.run"), *(out / f"tables.{s}" for s in ("md", "tex", "csv")),
+             out / "risk_gain.png"]
+    for path in stale:
+        if path.is_file() and path.resolve() not in keep:
+            path.unlink()

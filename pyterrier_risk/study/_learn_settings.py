@@ -22,6 +22,9 @@ from ._settings import StudyError, risk_objectives
 __all__ = [
     "DEFAULT_LEARN_ALPHAS",
     "DEFAULT_LEARN_ROUNDS",
+    "DEFAULT_LEARN_SEEDS",
+    "DEFAULT_LEARN_THREADS",
+    "DEFAULT_SPLIT_SEED",
     "EVAL_ALPHA",
     "REFERENCE",
     "Baseline",
@@ -33,6 +36,9 @@ __all__ = [
 
 DEFAULT_LEARN_ALPHAS: tuple[float, ...] = (1.0, 5.0, 10.0)
 DEFAULT_LEARN_ROUNDS = 100
+DEFAULT_LEARN_SEEDS: tuple[int, ...] = (1,)
+DEFAULT_LEARN_THREADS = 1  # threads per fit
+DEFAULT_SPLIT_SEED = 0
 EVAL_ALPHA = 1.0  # GeoRisk's α in the table (Dinçer et al. 2016 report α = 1 among others)
 REFERENCE = "lambdarank"  # plain LambdaMART at α = 0: every model is compared with it
 CUTOFF = 10  # NDCG@10: the objectives' cutoff, early stopping's metric and the tables' measure
@@ -244,9 +250,11 @@ def import_modules(names: Sequence[str]) -> None:
 def learn_settings(
     data: str | os.PathLike, *, baseline: Any = None, baselines: Sequence[Any] = (),
     objectives: Sequence[str] | None = None, alphas: Sequence[float] = DEFAULT_LEARN_ALPHAS,
-    seeds: Sequence[int] = (1,), rounds: int = DEFAULT_LEARN_ROUNDS, early_stopping: int | None = None,
-    params: Any = None, options: Any = None, folds: int | None = None, split_seed: int = 0,
-    eval_alpha: float = EVAL_ALPHA, threads: int = 1, imports: Sequence[str] = (),
+    seeds: Sequence[int] = DEFAULT_LEARN_SEEDS, rounds: int = DEFAULT_LEARN_ROUNDS,
+    early_stopping: int | None = None, params: Any = None, options: Any = None, folds: int | None = None,
+    split_seed: int = DEFAULT_SPLIT_SEED, eval_alpha: float = EVAL_ALPHA,
+    threads: int = DEFAULT_LEARN_THREADS,
+    imports: Sequence[str] = (),
 ) -> LearnSettings:
     """Check every argument of :func:`~pyterrier_risk.risk_study` (before any data is read).
 
@@ -268,7 +276,8 @@ def learn_settings(
         rounds=_count(rounds, "rounds"),
         early_stopping=_count(early_stopping, "early_stopping", allow_none=True),
         params=_as_params(params, "params"), options=_as_params(options, "options"),
-        folds=_count(folds, "folds", minimum=3, allow_none=True), split_seed=_seed(split_seed),
+        folds=_count(folds, "folds", minimum=3, allow_none=True),
+        split_seed=_count(split_seed, "split_seed", minimum=0),
         eval_alpha=_numbers([eval_alpha], "eval_alpha", check_alpha)[0], threads=_count(threads, "threads"),
         imports=imports,
     )  # fmt: skip

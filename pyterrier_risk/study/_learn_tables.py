@@ -48,11 +48,14 @@ from ..learning import rounds_to_reach
 if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.figure import Figure
 
-__all__ = ["LearnerTables", "convergence_table", "kendall_bins_table", "learner_table", "learner_tables",
+__all__ = ["DEFAULT_CORRECTION", "DEFAULT_TEST", "LearnerTables", "convergence_table", "kendall_bins_table",
+           "learner_table", "learner_tables",
            "plot_learner_risk_gain", "render_learner_table", "learner_risk_gain_points"]
 
 REFERENCE = "lambdarank"
 TESTS = ("t", "randomization")
+DEFAULT_TEST = "t"
+DEFAULT_CORRECTION = "holm"  # over the rows of one column
 KEYS = ("fold", "seed", "qid")
 MODEL = ("objective", "alpha")
 #: the columns of one half of the table, in the 2016 paper's order
@@ -224,8 +227,9 @@ def _check_options(test: str, correction: str | None, eval_alpha: float, n_resam
 
 
 def learner_table(per_query: pd.DataFrame, *, single: str | None, multiple: Sequence[str] = (),
-                  eval_alpha: float = 1.0, reference: str = REFERENCE, test: str = "t",
-                  correction: str | None = "holm", n_resamples: int = 10000, seed: int = 0) -> pd.DataFrame:
+                  eval_alpha: float = 1.0, reference: str = REFERENCE, test: str = DEFAULT_TEST,
+                  correction: str | None = DEFAULT_CORRECTION, n_resamples: int = 10000,
+                  seed: int = 0) -> pd.DataFrame:
     r"""The learners' effectiveness and robustness, Dinçer, Macdonald and Ounis (SIGIR 2016), Table 7.
 
     One row per (objective, α), the reference (plain LambdaMART, ``reference`` at α = 0) first, then the
@@ -331,11 +335,45 @@ def _piece(table: pd.DataFrame, columns: list[str],
     marks = {c: c + _PC for c in columns if c + _PC in table.columns}
     frame = table[shown + list(marks.values())].rename(columns=rename)
     frame["α"] = [f"{a:g}" for a in frame["α"]]
-    for c in frame.columns:  # whole-number counts (one seed) print as integers
-        if c.endswith(("Wins", "Losses", "Losses>20%")) and (frame[c] == frame[c].round()).all():
-            frame[c] = frame[c].astype(np.int64)
+    frame = _whole_counts(frame, [c for c in frame.columns if c.endswith(COUNTS)])
     return frame, {rename.get(c, c): rename.get(p, p) for c, p in marks.items()}, [rename.get(p, p)
                                                                                     for p in marks.values()]
+
+
+#: the columns of counts (whole numbers with one seed): printed as integers when every value is whole
+COUNTS = ("Wins", "Losses", "Losses>20%", "models", "rounds", "undefined", "mean)", "median)")
+
+
+def _whole_counts(frame: pd.DataFrame, columns: Sequence[str]) -> pd.DataFrame:
+    """``frame`` with those ``columns`` whose values are all whole numbers as integers (no decimals shown)."""
+    whole = [c for c in columns if np.isfinite(frame[c]).all() and (frame[c] == frame[c].round()).all()]
+    return frame.astype({c: np.int64 for c in whole})
+
+
+def _render_parts(frame: pd.DataFrame, format: str, *, floatfmt: str, caption: str | None,
+                  max_width: int) -> str:
+    """``frame`` (``objective``, ``α``, values) in one piece, or in parts when its Markdown is too wide.
+
+    The parts hold consecutive value columns, each part with ``objective`` and ``α`` and at most
+    ``max_width`` wide (a column wider than that alone: a part of its own). CSV: always one piece.
+    """
+    from ..reporting import render_table
+
+    keys = ["objective", "α"]
+    values = [c for c in frame.columns if c not in keys]
+
+    def width(columns: list[str]) -> int:
+        return _width(render_table(frame[keys + columns], "markdown", floatfmt=floatfmt))
+
+    if format == "csv" or width(values) <= max_width:
+        return render_table(frame, format, floatfmt=floatfmt, caption=caption)
+    groups: list[list[str]] = [[]]
+    for column in values:
+        if groups[-1] and width([*groups[-1], column]) > max_width:
+            groups.append([])
+        groups[-1].append(column)
+    return "\n".join(render_table(frame[keys + g], format, floatfmt=floatfmt, caption=caption and (
+        f"{caption} Part {i} of {len(groups)}.")) for i, g in enumerate(groups, 1))
 
 
 def _caption(settings: dict, what: str) -> str:
@@ -603,6 +641,21 @@ def _save(fig: Figure, path: Path) -> None:
         tmp.unlink(missing_ok=True)
 
 
+def _render_convergence(table: pd.DataFrame, format: str, floatfmt: str, max_width: int) -> str:
+    """:func:`convergence_table` as text: short headers (``90% mean``) but in CSV, counts as integers."""
+    frame = table.assign(α=[f"{a:g}" for a in table["α"]])
+    frame = _whole_counts(frame, [c for c in frame.columns if c.endswith(COUNTS)])
+    if format == "csv":
+        return _render_parts(frame, format, floatfmt=floatfmt, caption=None, max_width=max_width)
+    short = {c: c[len("rounds to "):].replace(" (", " ").rstrip(")") for c in frame.columns
+             if c.startswith("rounds to ")}
+    return _render_parts(frame.rename(columns=short), format, floatfmt=floatfmt, max_width=max_width,
+                         caption=(
+        "Boosting rounds to reach a share of the final validation NDCG@10 (90% mean: the mean over folds × "
+        "seeds of the rounds a model takes to reach 90% of its last value; median: their median; rounds: "
+        "its trees, up to the best round with early stopping; Wang et al. 2012, §5.8)."))
+
+
 @dataclass(frozen=True)
 class LearnerTables:
     """The learner study's tables (:func:`learner_tables`).
@@ -619,27 +672,22 @@ class LearnerTables:
 
     def render(self, format: str = "markdown", *, floatfmt: str = ".4f", max_width: int = MAX_WIDTH) -> str:
         """All tables as Markdown, LaTeX or CSV, one after another (:func:`render_learner_table` first)."""
-        from ..reporting import render_table
-
         parts = [render_learner_table(self.learner, format, floatfmt=floatfmt, max_width=max_width)]
         if self.convergence is not None:
-            parts.append(render_table(self.convergence.assign(α=[f"{a:g}" for a in self.convergence["α"]]),
-                                      format, floatfmt=floatfmt if format != "csv" else ".4f", caption=(
-                "Boosting rounds to reach a share of the final validation NDCG@10 (mean and median over "
-                "folds × seeds; Wang et al. 2012, §5.8).") if format != "csv" else None))
+            parts.append(_render_convergence(self.convergence, format, floatfmt, max_width))
         if self.kendall is not None:
-            parts.append(render_table(self.kendall.assign(α=[f"{a:g}" for a in self.kendall["α"]]), format,
-                                      floatfmt=floatfmt, caption=(
+            frame = _whole_counts(self.kendall.assign(α=[f"{a:g}" for a in self.kendall["α"]]), ["undefined"])
+            parts.append(_render_parts(frame, format, floatfmt=floatfmt, caption=(
                 "Share of the test queries per Kendall-distance bin from the single baseline's ranking "
                 "(Wang et al. 2012, §5.9); undefined: queries per seed without a distance.")
-                if format != "csv" else None))
+                if format != "csv" else None, max_width=max_width))
         return "\n".join(parts)
 
 
 def learner_tables(per_query: pd.DataFrame, curves: pd.DataFrame | None = None,
                    kendall: pd.DataFrame | None = None, *, single: str | None, multiple: Sequence[str] = (),
-                   eval_alpha: float = 1.0, reference: str = REFERENCE, test: str = "t",
-                   correction: str | None = "holm", shares: Sequence[float] = (0.9, 0.95, 0.99),
+                   eval_alpha: float = 1.0, reference: str = REFERENCE, test: str = DEFAULT_TEST,
+                   correction: str | None = DEFAULT_CORRECTION, shares: Sequence[float] = (0.9, 0.95, 0.99),
                    bins: int = KENDALL_BINS) -> LearnerTables:
     """:func:`learner_table`, :func:`convergence_table` and :func:`kendall_bins_table` of one study.
 
