@@ -246,3 +246,18 @@ def test_the_cycle_check_finds_a_planted_cycle(tmp_path):
     (pkg / "reporting" / "_c.py").write_text("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n"
                                             "    from ._a import f\n")  # for the type checker only
     assert _a_cycle(_module_graph(tmp_path)) is None
+
+
+#: the largest module (lines): a module past it holds more than one job (issue 24: split by job)
+MAX_MODULE_LINES = 700
+
+
+def _long_modules(root) -> list[str]:
+    return [f"{p.relative_to(root)} ({n} lines)" for p in sorted(root.rglob("*.py"))
+            if (n := len(p.read_text(encoding="utf-8").splitlines())) > MAX_MODULE_LINES]
+
+
+def test_no_module_exceeds_the_line_limit(tmp_path):
+    assert not _long_modules(REPO / "pyterrier_risk"), "split these modules by job"
+    (tmp_path / "big.py").write_text("x = 1\n" * (MAX_MODULE_LINES + 1))  # the rule catches one
+    assert _long_modules(tmp_path) == [f"big.py ({MAX_MODULE_LINES + 1} lines)"]
