@@ -98,9 +98,9 @@ def test_a_user_objective_appears_in_the_report_with_its_own_label_and_citation(
     ptr.register_objective(Hedge)
     try:
         collection = _collection(seed=3)
-        study = study_settings("synthetic", alphas=[5.0], objectives=["t_hedge"], folds=2, depth=20)
+        study = study_settings("synthetic", alphas=[5.0], objectives=["t_hedge"], folds=3, depth=20)
         study = Study(**{**study.__dict__, "num_boost_round": 2})
-        results = rerank(collection, study, log=lambda _: None)
+        results = rerank(collection, study, log=lambda _: None, out=tmp_path / "study", workers=1)
         ev = evaluate_study(results, collection.topics, collection.qrels, BASELINE, study.alphas)
         tables = study_tables(ev, results, collection.topics, study, collection.systems)
         report = write_report(tmp_path, study, ev, tables, collection.systems, n_docs=collection.n_docs,

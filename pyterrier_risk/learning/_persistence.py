@@ -126,23 +126,33 @@ def _write_folder(path: Path, files: dict[str, str]) -> None:
     where, prefix = (path.parent, f".{path.name}.saving-") if fresh else (path, ".saving-")
     staging = None
     try:
-        with _interrupts_held():  # created and named at once, so that the finally removes it
+        with _interrupts_held():  # created and named at once, so that the cleanup finds it
             staging = Path(tempfile.mkdtemp(dir=where, prefix=prefix))
         for name, text in files.items():
             _replace_file(staging / name, text)
-        with _interrupts_held():
-            if fresh and _rename_new(staging, path):
-                return
-            blocked = [name for name in files if (path / name).is_dir()]
-            if blocked:  # refused before any file moves: os.replace cannot put a file over a folder
-                raise IsADirectoryError(f"{path / blocked[0]} is a folder: cannot save a model's file there")
-            for name in files:
-                os.replace(staging / name, path / name)
-            _sync_folder(path)
-    finally:
-        if staging is not None:
-            with _interrupts_held():
+        with _interrupts_held():  # the moves and the cleanup in one block: no Ctrl-C between them
+            try:
+                _move_in(staging, path, files, fresh)
+            finally:
                 shutil.rmtree(staging, ignore_errors=True)  # gone after a rename; a failure's leftovers
+                staging = None
+    except BaseException:
+        if staging is not None:  # interrupted or failed while the files were written
+            with _interrupts_held():
+                shutil.rmtree(staging, ignore_errors=True)
+        raise
+
+
+def _move_in(staging: Path, path: Path, files: dict[str, str], fresh: bool) -> None:
+    """Put the staged files in place: rename a new folder, or move each file into an existing one."""
+    if fresh and _rename_new(staging, path):
+        return
+    blocked = [name for name in files if (path / name).is_dir()]
+    if blocked:  # refused before any file moves: os.replace cannot put a file over a folder
+        raise IsADirectoryError(f"{path / blocked[0]} is a folder: cannot save a model's file there")
+    for name in files:
+        os.replace(staging / name, path / name)
+    _sync_folder(path)
 
 
 def _rename_new(staging: Path, path: Path) -> bool:

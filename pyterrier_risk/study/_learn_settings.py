@@ -88,6 +88,7 @@ class LearnSettings:
     eval_alpha: float
     threads: int
     imports: tuple[str, ...] = field(default=())
+    user_objectives: tuple[tuple[str, str, str], ...] = field(default=())
 
     @property
     def single(self) -> str | None:
@@ -247,6 +248,38 @@ def import_modules(names: Sequence[str]) -> None:
             raise StudyError(f"--import {name}: {e}") from None
 
 
+def _user_objectives(names: Sequence[str]) -> tuple[tuple[str, str, str], ...]:
+    """``(name, module, qualname)`` of each objective of the study registered by the user.
+
+    A worker process starts with the built-ins only: an objective registered at run time (in a test, a
+    notebook cell) is registered there again from its class, found by module and name.
+    """
+    out = []
+    for name in names:
+        cls = get_objective(name)
+        if not cls.__module__.startswith("pyterrier_risk."):
+            out.append((name, cls.__module__, cls.__qualname__))
+    return tuple(out)
+
+
+def register_user_objectives(entries: Sequence[tuple[str, str, str]]) -> None:
+    """Register in this process the user objectives a study names (see :func:`_user_objectives`)."""
+    from ..learning import objective_names, register_objective
+
+    known = set(objective_names())
+    for name, module, qualname in entries:
+        if name in known or module == "__main__":  # a script's objectives register as it is re-imported
+            continue
+        try:
+            cls: Any = importlib.import_module(module)
+            for part in qualname.split("."):
+                cls = getattr(cls, part)
+        except (ImportError, AttributeError) as e:
+            raise StudyError(f"objective {name!r}: its class {module}.{qualname} cannot be imported in a "
+                             f"worker ({e}); define it in an importable module") from None
+        register_objective(cls)
+
+
 def learn_settings(
     data: str | os.PathLike, *, baseline: Any = None, baselines: Sequence[Any] = (),
     objectives: Sequence[str] | None = None, alphas: Sequence[float] = DEFAULT_LEARN_ALPHAS,
@@ -279,7 +312,8 @@ def learn_settings(
         folds=_count(folds, "folds", minimum=3, allow_none=True),
         split_seed=_count(split_seed, "split_seed", minimum=0),
         eval_alpha=_numbers([eval_alpha], "eval_alpha", check_alpha)[0], threads=_count(threads, "threads"),
-        imports=imports,
+        imports=imports, user_objectives=_user_objectives(_objectives(objectives, single is not None,
+                                                                       bool(multiple))),
     )  # fmt: skip
 
 

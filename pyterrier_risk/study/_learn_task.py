@@ -23,7 +23,14 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ._learn_settings import CUTOFF, REFERENCE, LearnSettings, import_modules, objective_options
+from ._learn_settings import (
+    CUTOFF,
+    REFERENCE,
+    LearnSettings,
+    import_modules,
+    objective_options,
+    register_user_objectives,
+)
 
 __all__ = ["LearnTask", "TaskFailed", "run_task", "task_key"]
 
@@ -196,6 +203,7 @@ def run_task(task: LearnTask) -> dict[str, Any]:
     started = time.perf_counter()
     try:
         import_modules(task.settings.imports)
+        register_user_objectives(task.settings.user_objectives)
         with _LOCK:
             fold = _load_fold(task)
         model = _fit(task, fold)
