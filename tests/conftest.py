@@ -120,3 +120,14 @@ def native_model(res, qrels, rounds, **params):
         num_boost_round=rounds,
     )
     return booster
+
+
+@pytest.fixture
+def clean_registry():
+    """Unregister the objectives a test registers (registration is process-wide)."""
+    import pyterrier_risk as ptr
+
+    before = set(ptr.objective_names())
+    yield
+    for name in set(ptr.objective_names()) - before:
+        ptr.unregister_objective(name)

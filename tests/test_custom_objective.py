@@ -31,13 +31,7 @@ REPO = Path(__file__).resolve().parents[1]
 GAIN = 2.0 ** np.arange(31) - 1.0
 
 
-@pytest.fixture(autouse=True)
-def clean_registry():
-    """Unregister the objectives a test registers (registration is process-wide)."""
-    before = set(ptr.objective_names())
-    yield
-    for name in set(ptr.objective_names()) - before:
-        ptr.unregister_objective(name)
+pytestmark = pytest.mark.usefixtures("clean_registry")  # conftest: registration is process-wide
 
 
 # ----------------------------------------------------------------------------- the user's objectives

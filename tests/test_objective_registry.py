@@ -13,14 +13,7 @@ import pytest
 import pyterrier_risk as ptr
 from pyterrier_risk.learning import KINDS
 
-
-@pytest.fixture(autouse=True)
-def clean_registry():
-    """Unregister what a test registers (registration is process-wide)."""
-    before = set(ptr.objective_names())
-    yield
-    for name in set(ptr.objective_names()) - before:
-        ptr.unregister_objective(name)
+pytestmark = pytest.mark.usefixtures("clean_registry")  # conftest: registration is process-wide
 
 
 def random_set(seed=0, nq=12, size=9):

@@ -33,6 +33,7 @@ from typing import Any
 import numpy as np
 import pyterrier as pt
 
+from ..data import atomic_write
 from ._modeltext import check_model_text
 from ._options import check_count
 
@@ -168,18 +169,9 @@ def _rename_new(staging: Path, path: Path) -> bool:
 
 
 def _replace_file(target: Path, text: str) -> None:
-    """Write ``text`` to a temporary file beside ``target``, flush it to disk, move it into place."""
-    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, target)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
+    """Write ``text`` to ``target`` through the data layer's atomic writer (temporary name, fsync, rename)."""
+    with atomic_write(target) as f:
+        f.write(text)
 
 
 def _sync_folder(folder: Path) -> None:

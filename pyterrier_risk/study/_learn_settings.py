@@ -302,9 +302,10 @@ def learn_settings(
     single = None if baseline is None else _baseline(baseline)
     multiple = tuple(dict.fromkeys(_baseline(b) for b in ([baselines] if isinstance(baselines, (str, int))
                                                            else baselines)))
+    names = _objectives(objectives, single is not None, bool(multiple))
     return LearnSettings(
         data=str(path.resolve()), baseline=single, baselines=multiple,
-        objectives=_objectives(objectives, single is not None, bool(multiple)),
+        objectives=names,
         alphas=_numbers(alphas, "alpha", check_alpha), seeds=_numbers(seeds, "seeds", _seed),
         rounds=_count(rounds, "rounds"),
         early_stopping=_count(early_stopping, "early_stopping", allow_none=True),
@@ -312,8 +313,7 @@ def learn_settings(
         folds=_count(folds, "folds", minimum=3, allow_none=True),
         split_seed=_count(split_seed, "split_seed", minimum=0),
         eval_alpha=_numbers([eval_alpha], "eval_alpha", check_alpha)[0], threads=_count(threads, "threads"),
-        imports=imports, user_objectives=_user_objectives(_objectives(objectives, single is not None,
-                                                                       bool(multiple))),
+        imports=imports, user_objectives=_user_objectives(names),
     )  # fmt: skip
 
 
