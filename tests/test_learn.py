@@ -185,12 +185,12 @@ def test_interrupted_study_resumes_to_the_same_files(data, one_worker, tmp_path)
            str(out)]
     proc = subprocess.Popen(cmd, cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     deadline = time.monotonic() + 240
-    while not list((out / "tasks").glob("*.pkl")) and time.monotonic() < deadline and proc.poll() is None:
+    while not list((out / "tasks").glob("*.npz")) and time.monotonic() < deadline and proc.poll() is None:
         time.sleep(0.2)
     proc.send_signal(signal.SIGINT)
     _, err = proc.communicate(timeout=60)
     assert proc.returncode == 130 and err.strip().splitlines()[-1] == "pyterrier-risk: interrupted", err
-    stored = list((out / "tasks").glob("*.pkl"))
+    stored = list((out / "tasks").glob("*.npz"))
     assert 1 <= len(stored) < 9 and not list(out.rglob("*.tmp*")) and not (out / "per_query.csv").exists()
     done = _learn(str(data), *CLI_SMALL, "--workers", "1", "--out", str(out))
     assert done.returncode == 0, done.stderr
@@ -221,7 +221,7 @@ def test_a_task_that_kills_its_worker_twice_is_named_and_the_others_are_kept(dat
     done = _learn(str(data), *args, "--out", str(out), env=env)
     assert done.returncode == 2 and done.stderr.count("\n") == 1, done.stderr
     assert "the worker died twice running task Fold1/dies/alpha=5/seed=1 (and 2 more)" in done.stderr
-    assert len(list((out / "tasks").glob("*.pkl"))) == 6  # the reference and tfaro on each fold
+    assert len(list((out / "tasks").glob("*.npz"))) == 6  # the reference and tfaro on each fold
     assert not (out / "per_query.csv").exists()
 
 

@@ -57,13 +57,16 @@ def _tasks(settings: LearnSettings, folds: list[Any], width: int) -> list[LearnT
     Per seed, the reference first, then every objective at every α.
     """
     from .. import __version__
+    from ._learn_code import code_digest, main_class
 
+    code = {o: (code_digest(settings.imports, o), main_class(o)) for o in (REFERENCE, *settings.objectives)}
     out = []
     for fold in folds:
         digest = fold.digest()
         for seed in settings.seeds:
             configs = [(REFERENCE, 0.0)] + [(o, a) for o in settings.objectives for a in settings.alphas]
-            out += [LearnTask(fold, digest, o, a, seed, settings, width, __version__) for o, a in configs]
+            out += [LearnTask(fold, digest, o, a, seed, settings, width, __version__, *code[o])
+                    for o, a in configs]
     return out
 
 
@@ -171,8 +174,9 @@ def risk_study(
         StudyError: a one-line message (bad argument, missing fold or split, feature out of range,
             unreadable data, unreachable scheduler, a failed task or one that killed its worker twice).
     """
-    from ._learn_exec import TaskStore, connect
+    from ._learn_exec import connect
     from ._learn_output import assemble
+    from ._learn_store import TaskStore
 
     settings = learn_settings(
         data, baseline=baseline, baselines=baselines, objectives=objectives, alphas=alphas, seeds=seeds,

@@ -2,8 +2,8 @@
 
 Both run the same function (:func:`~._learn_task.run_task`) on the same plain-data tasks, so the
 results do not depend on where or in which order the tasks ran. The parent process stores each
-finished task's result under ``out/tasks/<key>.pkl`` (temporary name, then ``os.replace``): a rerun
-skips them, an interrupted one leaves no partial file.
+finished task's result in its :class:`~._learn_store.TaskStore` (``out/tasks/``, written whole or not
+at all): a rerun skips them, an interrupted one leaves no partial file.
 
 The pool uses the ``spawn`` start method (numba and OpenMP threads do not survive ``fork``). A worker
 that dies mid-task breaks the pool: the tasks that finished are kept, the others go to a fresh pool,
@@ -14,52 +14,19 @@ worker again is reported by name.
 from __future__ import annotations
 
 import multiprocessing
-import os
-import pickle
 from collections.abc import Callable, Iterable
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
-from pathlib import Path
 from typing import Any
 
+from ._learn_store import TaskStore
 from ._learn_task import LearnTask, TaskFailed, run_task, task_key
 from ._settings import StudyError
 
-__all__ = ["TaskStore", "connect", "run_local", "run_dask"]
+__all__ = ["connect", "run_local", "run_dask"]
 
 #: seconds to wait for a Dask scheduler before the study gives up with a one-line error
 CONNECT_TIMEOUT = 5
-
-
-class TaskStore:
-    """The finished tasks' results under ``folder/tasks`` (none kept when ``folder`` is None)."""
-
-    def __init__(self, folder: str | os.PathLike | None) -> None:
-        self.folder = None if folder is None else Path(folder) / "tasks"
-        self.memory: dict[str, dict[str, Any]] = {}
-
-    def get(self, key: str) -> dict[str, Any] | None:
-        """The stored result of the task ``key``, or None (an unreadable file counts as absent)."""
-        if key in self.memory or self.folder is None:
-            return self.memory.get(key)
-        path = self.folder / f"{key}.pkl"
-        try:
-            result = pickle.loads(path.read_bytes())
-        except (OSError, pickle.UnpicklingError, EOFError, ValueError, AttributeError):
-            return None
-        self.memory[key] = result
-        return result
-
-    def put(self, key: str, result: dict[str, Any]) -> None:
-        """Keep ``result``; with a folder, write it atomically (``atomic_write``: whole, or not at all)."""
-        self.memory[key] = result
-        if self.folder is None:
-            return
-        from ..data import atomic_write
-
-        self.folder.mkdir(parents=True, exist_ok=True)
-        with atomic_write(self.folder / f"{key}.pkl", "wb") as fh:
-            fh.write(pickle.dumps(result, protocol=pickle.HIGHEST_PROTOCOL))
 
 
 def _done(store: TaskStore, task: LearnTask, future: Future, advance: Callable[[], None]) -> None:

@@ -6,7 +6,8 @@ that a process pool and a Dask cluster run the same code. A worker holds one fol
 
 Per test query the task measures NDCG@10 with gains 2^label − 1 (the gains the objectives optimise,
 LightGBM's convention; ``ir_measures``' nDCG with those gains), for the model and for every baseline's
-ranking of the same candidates; a query without a relevant document scores 0.
+ranking of the same candidates; a query without a relevant document scores 0. It returns a typed
+:class:`TaskResult` (plain numbers, strings, arrays and frames: what :mod:`._learn_store` stores).
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ import os
 import resource
 import threading
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -32,7 +33,7 @@ from ._learn_settings import (
     register_user_objectives,
 )
 
-__all__ = ["LearnTask", "TaskFailed", "run_task", "task_key"]
+__all__ = ["LearnTask", "ReferenceResult", "TaskFailed", "TaskResult", "run_task", "task_key"]
 
 _LOADED: dict[str, Any] = {}  # fold digest -> the fold's frames; one fold at a time
 _LOCK = threading.Lock()  # a Dask worker may run several tasks in threads of one process
@@ -54,6 +55,10 @@ class LearnTask:
     settings: LearnSettings
     n_features: int
     version: str
+    #: the digest of the code the task runs (:func:`._learn_code.code_digest`): a worker checks it
+    code: str = ""
+    #: the objective's class when a script's ``__main__`` defines it: sent with the task (by value on Dask)
+    shipped: type | None = field(default=None, compare=False)
 
     @property
     def name(self) -> str:
@@ -61,11 +66,63 @@ class LearnTask:
         return f"{self.fold.name}/{self.objective}/alpha={self.alpha:g}/seed={self.seed}"
 
 
+@dataclass(frozen=True, eq=False)
+class ReferenceResult:
+    """What a reference task (plain LambdaMART) adds: the fold's baselines and test labels.
+
+    Attributes:
+        bases: baseline name -> its per-query NDCG@10 (in the order of the task's ``qids``).
+        base_runs: ``qid, docno, base:<name>...``: each baseline's scores of the test candidates.
+        qrels: ``qid, docno, label`` of the test candidates.
+    """
+
+    bases: dict[str, np.ndarray]
+    base_runs: pd.DataFrame
+    qrels: pd.DataFrame
+
+
+@dataclass(frozen=True, eq=False)
+class TaskResult:
+    """One task's results (the worker side's answer; :class:`~._learn_store.TaskStore` keeps it).
+
+    Attributes:
+        fold, objective, alpha, seed: the task's identity.
+        qids: the test queries, in the fold's order.
+        ndcg: the model's NDCG@10 per test query.
+        kendall: per test query, the Kendall distance from the single baseline (None without one).
+        curve: the validation NDCG@10 after each round, up to the round the model scores with.
+        run: ``qid, docno, score``: the model's test ranking.
+        sha256: of LightGBM's model text.
+        best_iteration: the trees the model scores with.
+        seconds: the task's wall time.
+        peak_rss_mb: the worker process's peak resident memory so far.
+        pid: the worker process.
+        reference: the fold's baselines and labels (reference tasks only).
+    """
+
+    fold: str
+    objective: str
+    alpha: float
+    seed: int
+    qids: tuple[str, ...]
+    ndcg: np.ndarray
+    kendall: np.ndarray | None
+    curve: np.ndarray
+    run: pd.DataFrame
+    sha256: str
+    best_iteration: int
+    seconds: float
+    peak_rss_mb: float
+    pid: int
+    reference: ReferenceResult | None = None
+
+
 def task_key(task: LearnTask) -> str:
     """The digest of everything the task's results depend on.
 
-    The fold's data (not its path), the model's configuration, the baselines (run files by content)
-    and the package version.
+    The fold's data (not its path), the model's configuration, the baselines (run files by content),
+    the package version and the code the task runs (``code``: the objective's and the ``--import``
+    modules' sources, the learning engine's, LightGBM's version).
     """
     s = task.settings
     config = {
@@ -74,7 +131,7 @@ def task_key(task: LearnTask) -> str:
         "params": [[k, v] for k, v in s.params], "options": objective_options(s, task.objective),
         "threads": s.threads, "n_features": task.n_features, "version": task.version,
         "baselines": [[b.name, b.feature, b.digest] for b in s.all_baselines()],
-        "single": s.single,
+        "single": s.single, "code": task.code,
     }  # fmt: skip
     return hashlib.sha256(json.dumps(config, sort_keys=True, default=str).encode()).hexdigest()
 
@@ -166,7 +223,7 @@ def _kendall(run: pd.DataFrame, test: dict[str, Any], single: str | None) -> np.
     return distance.reindex(test["qids"]).to_numpy(dtype=float)
 
 
-def _reference_extras(task: LearnTask, test: dict[str, Any]) -> dict[str, Any]:
+def _reference_extras(task: LearnTask, test: dict[str, Any]) -> ReferenceResult:
     """Each baseline's per-query NDCG@10 and test ranking, and the test qrels."""
     cand = test["candidates"]
     names = [b.name for b in task.settings.all_baselines()]
@@ -174,7 +231,7 @@ def _reference_extras(task: LearnTask, test: dict[str, Any]) -> dict[str, Any]:
     bases = {n: per_query_ndcg(keys.assign(score=cand[f"base:{n}"].to_numpy()), test["qrels"], test["qids"])
              for n in names}  # fmt: skip
     runs = cand[["qid", "docno", *(f"base:{n}" for n in names)]].reset_index(drop=True)
-    return {"bases": bases, "base_runs": runs, "qrels": test["qrels"].reset_index(drop=True)}
+    return ReferenceResult(bases=bases, base_runs=runs, qrels=test["qrels"].reset_index(drop=True))
 
 
 def _fit(task: LearnTask, fold: dict[str, Any]) -> Any:
@@ -187,40 +244,39 @@ def _fit(task: LearnTask, fold: dict[str, Any]) -> Any:
     return model
 
 
-def run_task(task: LearnTask) -> dict[str, Any]:
+def run_task(task: LearnTask) -> TaskResult:
     """Fit the task's model and return its test results (the worker side of a study).
 
-    Returns:
-        ``key``, the task's identity (``fold``, ``objective``, ``alpha``, ``seed``), ``qids``, ``ndcg``
-        (per test query), ``bases`` (name -> per-query NDCG@10 of each baseline), ``kendall`` (per
-        query, or None), ``curve`` (validation NDCG@10 per round), ``run`` (the test ranking),
-        ``sha256`` of the model text, ``best_iteration``, ``seconds`` and ``peak_rss_mb`` (the worker
-        process's peak resident memory so far).
+    First the worker makes sure it runs the code the task was keyed with (:func:`._learn_code.sync_code`:
+    the objective's class shipped with the task registered, stale user modules reloaded).
 
     Raises:
-        TaskFailed: the fit or the data failed; the message names the task.
+        TaskFailed: the fit or the data failed, or this worker's code differs from the study's; the
+            message names the task.
     """
+    from ._learn_code import sync_code
+
     started = time.perf_counter()
     try:
         import_modules(task.settings.imports)
         register_user_objectives(task.settings.user_objectives)
+        sync_code(task, task.shipped)
         with _LOCK:
             fold = _load_fold(task)
         model = _fit(task, fold)
         test = fold["test"]
         run = model.transform(test["candidates"][["qid", "docno", "features"]])[["qid", "docno", "score"]]
         text = model.booster_.model_to_string()
-        result = {
+        fields = {
             "fold": task.fold.name, "objective": task.objective, "alpha": task.alpha, "seed": task.seed,
-            "qids": test["qids"], "ndcg": per_query_ndcg(run, test["qrels"], test["qids"]),
+            "qids": tuple(test["qids"]), "ndcg": per_query_ndcg(run, test["qrels"], test["qids"]),
             "kendall": _kendall(run, test, task.settings.single), "curve": _curve(model, fold["vali"]),
             "run": run.reset_index(drop=True), "sha256": hashlib.sha256(text.encode()).hexdigest(),
             "best_iteration": int(model.best_iteration_),
+            "reference": _reference_extras(task, test) if task.objective == REFERENCE else None,
         }  # fmt: skip
-        if task.objective == REFERENCE:  # the fold's baselines and labels, once per fold and seed
-            result.update(_reference_extras(task, test))
     except Exception as e:  # noqa: BLE001 - any failure is reported by task name
         message = " ".join(str(e).split()) or type(e).__name__
         raise TaskFailed(f"task {task.name}: {message}") from None
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # kB on Linux
-    return {**result, "seconds": time.perf_counter() - started, "peak_rss_mb": peak, "pid": os.getpid()}
+    return TaskResult(**fields, seconds=time.perf_counter() - started, peak_rss_mb=peak, pid=os.getpid())
