@@ -141,8 +141,11 @@ class _Reader:
             raise _Bad("not a task file of this version")
         return meta
 
-    def array(self, name: str, kind: str = _NUMERIC) -> np.ndarray:
-        """The ``.npy`` member ``name``: a plain array whose header matches its size (never a pickle)."""
+    def array(self, name: str, dtype: Any = None) -> np.ndarray:
+        """The ``.npy`` member ``name``: a plain 1-d array whose header matches its size (never a pickle).
+
+        ``dtype``: the one it must have (None: any native numeric dtype).
+        """
         info = self.members.get(f"{name}.npy")
         if info is None:
             raise _Bad(f"no member {name}")
@@ -152,16 +155,17 @@ class _Reader:
                     (2, 0): np.lib.format.read_array_header_2_0}.get(version)
             if read is None:
                 raise _Bad(f"{name}: npy version {version}")
-            shape, fortran, dtype = read(fh)
-            if dtype.hasobject or dtype.kind not in kind or fortran or len(shape) != 1:
-                raise _Bad(f"{name}: {dtype} {shape}")
+            shape, fortran, stored = read(fh)
+            if stored.hasobject or stored.kind not in _NUMERIC or not stored.isnative or fortran \
+                    or len(shape) != 1 or (dtype is not None and stored != dtype):
+                raise _Bad(f"{name}: {stored} {shape}")
             data = fh.read()
-        if len(data) != shape[0] * dtype.itemsize:
+        if len(data) != shape[0] * stored.itemsize:
             raise _Bad(f"{name}: {len(data)} bytes for shape {shape}")
-        return np.frombuffer(data, dtype=dtype).copy()
+        return np.frombuffer(data, dtype=stored).copy()
 
     def strings(self, name: str) -> list[str]:
-        return _unstrings(self.array(f"{name}.utf8", "u"), self.array(f"{name}.ends", "i"))
+        return _unstrings(self.array(f"{name}.utf8", np.uint8), self.array(f"{name}.ends", np.int64))
 
     def frame(self, name: str, layout: Any, expected: list[str]) -> pd.DataFrame:
         """The frame stored by :meth:`_Writer.frame`, with the columns ``expected``, all of one length."""
@@ -209,7 +213,7 @@ def _reference(r: _Reader, spec: Any, n: int) -> ReferenceResult | None:
     names = spec["bases"]
     if not all(isinstance(b, str) for b in names) or len(set(names)) != len(names):
         raise _Bad("bad baseline names")
-    bases = {b: r.array(f"bases.{i}", "f") for i, b in enumerate(names)}
+    bases = {b: r.array(f"bases.{i}", np.float64) for i, b in enumerate(names)}
     if any(len(v) != n for v in bases.values()):
         raise _Bad("baseline NDCG of the wrong length")
     runs = r.frame("base_runs", spec.get("base_runs"), ["qid", "docno", *(f"base:{b}" for b in names)])
@@ -227,10 +231,10 @@ def decode(key: str, archive: zipfile.ZipFile) -> TaskResult:
     meta = r.meta()
     fields = _scalars(meta, key)
     qids = tuple(r.strings("qids"))
-    ndcg, curve = r.array("ndcg", "f"), r.array("curve", "f")
+    ndcg, curve = r.array("ndcg", np.float64), r.array("curve", np.float64)
     if type(meta.get("kendall")) is not bool:
         raise _Bad("bad kendall flag")
-    kendall = r.array("kendall", "f") if meta["kendall"] else None
+    kendall = r.array("kendall", np.float64) if meta["kendall"] else None
     if len(ndcg) != len(qids) or (kendall is not None and len(kendall) != len(qids)):
         raise _Bad("per-query arrays of the wrong length")
     run = r.frame("run", meta.get("run"), ["qid", "docno", "score"])
