@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import hashlib
 import importlib
+import pickle
 import sys
 import types
 from collections.abc import Iterator, Sequence
@@ -34,6 +35,8 @@ __all__ = ["code_digest", "main_class", "sync_code"]
 #: module name -> (its ``__spec__``, the digest of its source file): recorded when first asked, and
 #: again after ``importlib.reload`` (which gives the module a new spec object)
 _SOURCES: dict[str, tuple[Any, str]] = {}
+#: a script's module: ``__main__``, or ``__mp_main__`` in a worker process started by ``spawn``
+_MAIN = ("__main__", "__mp_main__")
 
 
 def _file_digest(path: Path) -> str:
@@ -107,8 +110,7 @@ def _objective_digest(objective: str) -> str:
     module = cls.__module__
     if module.startswith("pyterrier_risk."):
         return "built-in"
-    in_main = module == "__main__"
-    if in_main or _source_file(sys.modules.get(module) or importlib.import_module(module)) is None:
+    if module in _MAIN or _source_file(sys.modules.get(module) or importlib.import_module(module)) is None:
         return "class " + _class_digest(cls)
     return f"module {module} " + _module_digest(module)
 
@@ -124,19 +126,30 @@ def code_digest(imports: Sequence[str], objective: str) -> str:
     return hashlib.sha256("\n".join(parts).encode()).hexdigest()
 
 
-def main_class(objective: str) -> type | None:
-    """The class of ``objective`` when a script's ``__main__`` defines it (to ship it by value), else None."""
+def main_class(objective: str) -> bytes | None:
+    """The class of ``objective`` pickled by value when a script's ``__main__`` defines it, else None.
+
+    A task carries it to its worker (``cloudpickle`` keeps a ``__main__`` class's code, so that a Dask
+    worker, which has another ``__main__``, runs it too). Without ``cloudpickle`` (it comes with
+    ``dask[distributed]``) None: a local worker process re-imports the script, which registers it.
+    """
     from ..learning import get_objective
 
     cls = get_objective(objective)
-    return cls if cls.__module__ == "__main__" else None
+    if cls.__module__ not in _MAIN:
+        return None
+    try:
+        import cloudpickle
+    except ImportError:  # pragma: no cover - installed with dask[distributed]
+        return None
+    return bytes(cloudpickle.dumps(cls))
 
 
 def _reload(imports: Sequence[str], user_objectives: Sequence[tuple[str, str, str]]) -> None:
     """Reload the study's user modules in this process and register their objectives anew."""
     from ..learning import register_objective
 
-    names = dict.fromkeys([*imports, *(m for _, m, _ in user_objectives if m != "__main__")])
+    names = dict.fromkeys([*imports, *(m for _, m, _ in user_objectives if m not in _MAIN)])
     for name in names:
         module = sys.modules.get(name)
         if module is not None and _source_file(module) is not None:
@@ -149,21 +162,22 @@ def _reload(imports: Sequence[str], user_objectives: Sequence[tuple[str, str, st
             register_objective(cls)
 
 
-def sync_code(task: Any, shipped: type | None) -> None:
+def sync_code(task: Any, shipped: bytes | None) -> None:
     """Make this process run the code the task was keyed with, or refuse (worker side).
 
-    ``shipped``: the objective's class sent with the task (a script's ``__main__`` class), registered
-    here when it is not already. A digest that differs makes the worker reload the study's user
-    modules once; one that still differs raises.
+    ``shipped``: the objective's class sent with the task by the study's own process (a script's
+    ``__main__`` class, :func:`main_class`), registered here. A digest that differs makes the worker
+    reload the study's user modules once; one that still differs raises.
 
     Raises:
         RuntimeError: the code here differs from the code the study was keyed with (one line).
     """
     from ..learning import get_objective, objective_names, register_objective
 
-    if shipped is not None and (task.objective not in objective_names()
-                                or get_objective(task.objective) is not shipped):
-        register_objective(shipped)
+    if shipped is not None:
+        cls = pickle.loads(shipped)  # noqa: S301 - the study's own process sent it, with the task
+        if task.objective not in objective_names() or get_objective(task.objective) is not cls:
+            register_objective(cls)
     imports, users = task.settings.imports, task.settings.user_objectives
     if code_digest(imports, task.objective) == task.code:
         return

@@ -57,8 +57,8 @@ class LearnTask:
     version: str
     #: the digest of the code the task runs (:func:`._learn_code.code_digest`): a worker checks it
     code: str = ""
-    #: the objective's class when a script's ``__main__`` defines it: sent with the task (by value on Dask)
-    shipped: type | None = field(default=None, compare=False)
+    #: the objective's class pickled by value when a script's ``__main__`` defines it (sent with the task)
+    shipped: bytes | None = field(default=None, compare=False, repr=False)
 
     @property
     def name(self) -> str:
