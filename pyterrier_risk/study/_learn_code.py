@@ -139,7 +139,7 @@ def main_class(objective: str) -> bytes | None:
     if cls.__module__ not in _MAIN:
         return None
     try:
-        import cloudpickle
+        import cloudpickle  # type: ignore[import-untyped]
     except ImportError:  # pragma: no cover - installed with dask[distributed]
         return None
     return bytes(cloudpickle.dumps(cls))
