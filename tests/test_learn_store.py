@@ -331,17 +331,31 @@ def test_a_worker_whose_code_differs_refuses_with_one_line():
     sync_code(SimpleNamespace(**{**vars(task), "code": code_digest((), "urisk")}), None)  # the same: runs
 
 
-def test_the_task_key_changes_with_lightgbm_and_the_engine(monkeypatch):
+def test_the_code_digest_changes_with_lightgbm_and_the_engine_sources(monkeypatch, tmp_path):
     """The digest covers LightGBM's version and the learning engine's sources (not only the package's)."""
+    import shutil
+
     import lightgbm
 
+    from pyterrier_risk import learning
     from pyterrier_risk.study import _learn_code
 
     before = _learn_code.code_digest((), "urisk")
-    _learn_code._engine_digest.cache_clear()
-    monkeypatch.setattr(lightgbm, "__version__", "0.0.0")
-    assert _learn_code.code_digest((), "urisk") != before
-    _learn_code._engine_digest.cache_clear()
+    try:
+        _learn_code._engine_digest.cache_clear()
+        monkeypatch.setattr(lightgbm, "__version__", "0.0.0")
+        assert _learn_code.code_digest((), "urisk") != before
+        monkeypatch.undo()
+        copy = shutil.copytree(Path(learning.__file__).parent, tmp_path / "learning")
+        with (copy / "_ndcg.py").open("a") as fh:
+            fh.write("# an edit\n")
+        monkeypatch.setattr(learning, "__file__", str(copy / "__init__.py"))
+        _learn_code._engine_digest.cache_clear()
+        assert _learn_code.code_digest((), "urisk") != before
+    finally:
+        monkeypatch.undo()
+        _learn_code._engine_digest.cache_clear()
+    assert _learn_code.code_digest((), "urisk") == before
 
 
 SCRIPT = '''
