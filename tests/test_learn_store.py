@@ -408,3 +408,26 @@ def test_decode_refuses_a_stored_pickle_member(tmp_path):
     bad = _member(payload, "curve.npy", _npy(np.array([_Boom()], dtype=object)))
     with zipfile.ZipFile(io.BytesIO(bad)) as archive, pytest.raises(ValueError, match="curve"):
         decode(KEY, archive)
+
+
+def _script_objective(factor: float) -> type:
+    """An objective class as a script's ``__main__`` defines it, its rule scaled by ``factor``."""
+    namespace: dict = {"np": np}
+    exec(f"def weights(self, r):\n    return np.ones(len(r.model)) * {factor}\n", namespace)  # noqa: S102
+    return type("ScriptObjective", (ptr.Objective,), {
+        "name": "t_script_objective", "label": "Script", "baseline": "single", "citation": "a test",
+        "weights": namespace["weights"], "__module__": "__main__"})  # fmt: skip
+
+
+def test_a_script_objective_is_digested_by_its_code():
+    """No file to read: the class's code objects, the same for the same code, not for an edited rule."""
+    from pyterrier_risk.study._learn_code import code_digest
+
+    try:
+        digests = []
+        for factor in (1.0, 1.0, 2.0):
+            ptr.register_objective(_script_objective(factor))
+            digests.append(code_digest((), "t_script_objective"))
+    finally:
+        ptr.unregister_objective("t_script_objective")
+    assert digests[0] == digests[1] != digests[2]

@@ -23,6 +23,7 @@ from __future__ import annotations
 import hashlib
 import importlib
 import pickle
+import re
 import sys
 import types
 from collections.abc import Iterator, Sequence
@@ -37,6 +38,7 @@ __all__ = ["code_digest", "main_class", "sync_code"]
 _SOURCES: dict[str, tuple[Any, str]] = {}
 #: a script's module: ``__main__``, or ``__mp_main__`` in a worker process started by ``spawn``
 _MAIN = ("__main__", "__mp_main__")
+_ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+")
 
 
 def _file_digest(path: Path) -> str:
@@ -98,8 +100,7 @@ def _class_digest(cls: type) -> str:
             if isinstance(func, types.FunctionType):
                 digest.update(b"".join(_code_parts(func.__code__)))
             elif not name.startswith("__"):
-                text = repr(value)
-                digest.update((type(value).__qualname__ if " at 0x" in text else text).encode())
+                digest.update(_ADDRESS.sub("", repr(value)).encode())  # no memory addresses
     return digest.hexdigest()
 
 
