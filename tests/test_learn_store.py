@@ -15,7 +15,6 @@ import os
 import random
 import subprocess
 import sys
-import textwrap
 import zipfile
 from pathlib import Path
 from types import SimpleNamespace
@@ -379,25 +378,41 @@ class InMain(ptr.Objective):
 
 
 if __name__ == "__main__":
-    from distributed import Client, LocalCluster
+    from distributed import Client
 
-    with LocalCluster(n_workers=1, threads_per_worker=1, processes=True, dashboard_address=None) as cluster:
-        with Client(cluster) as client:
-            dask = ptr.risk_study(sys.argv[1], baseline=1, objectives=["in_main"], alphas=[5], rounds=5,
-                                  progress=False, client=client)
-    local = ptr.risk_study(sys.argv[1], baseline=1, objectives=["in_main"], alphas=[5], rounds=5,
-                           progress=False, workers=1)
+    options = dict(baseline=1, objectives=["in_main"], alphas=[5], rounds=5, progress=False)
+    with Client(scheduler_file=sys.argv[2], timeout=60) as client:
+        client.wait_for_workers(1, timeout=120)
+        dask = ptr.risk_study(sys.argv[1], client=client, **options)
+    local = ptr.risk_study(sys.argv[1], workers=1, **options)
     assert dask.per_query.equals(local.per_query), "dask and local differ"
     print("objectives:", sorted(set(dask.per_query["objective"])))
 '''
 
 
-def test_an_objective_defined_in_a_scripts_main_runs_on_dask(data, tmp_path):
+def test_an_objective_defined_in_a_scripts_main_runs_on_a_dask_worker(data, tmp_path):
+    """A real ``dask scheduler`` and ``dask worker``: the worker has another __main__; the class travels."""
     pytest.importorskip("distributed")
-    script = tmp_path / "script.py"
-    script.write_text(textwrap.dedent(SCRIPT))
-    done = subprocess.run([sys.executable, str(script), str(data)], capture_output=True, text=True,
-                          cwd=tmp_path, timeout=300, env={**os.environ, "PYTHONPATH": str(REPO)})
+    script, schedule = tmp_path / "script.py", tmp_path / "scheduler.json"
+    script.write_text(SCRIPT)
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    elsewhere = tmp_path / "worker"
+    elsewhere.mkdir()
+    cli = [sys.executable, "-m"]
+    started = [subprocess.Popen([*cli, "distributed.cli.dask_scheduler", "--port", "0", "--no-dashboard",
+                                 "--scheduler-file", str(schedule)], cwd=elsewhere, env=env,
+                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)]  # fmt: skip
+    try:
+        worker = [*cli, "distributed.cli.dask_worker", "--scheduler-file", str(schedule), "--nthreads", "1",
+                  "--no-dashboard"]  # fmt: skip
+        started.append(subprocess.Popen(worker, cwd=elsewhere, env=env, stdout=subprocess.DEVNULL,
+                                        stderr=subprocess.DEVNULL))
+        done = subprocess.run([sys.executable, str(script), str(data), str(schedule)], capture_output=True,
+                              text=True, cwd=tmp_path, timeout=300, env=env)
+    finally:
+        for proc in reversed(started):
+            proc.terminate()
+            proc.wait(30)
     assert done.returncode == 0, done.stderr[-2000:]
     assert "objectives: ['in_main', 'lambdarank']" in done.stdout
 
