@@ -56,7 +56,7 @@ class LearnTask:
     n_features: int
     version: str
     #: the digest of the code the task runs (:func:`._learn_code.code_digest`): a worker checks it
-    code: str = ""
+    code: str
     #: the objective's class pickled by value when a script's ``__main__`` defines it (sent with the task)
     shipped: bytes | None = field(default=None, compare=False, repr=False)
 
