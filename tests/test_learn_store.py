@@ -276,6 +276,7 @@ def _edited(folder: Path, rule: str) -> dict[str, str]:
     return {"PYTHONPATH": os.pathsep.join([str(folder), str(REPO)]), "PYTHONDONTWRITEBYTECODE": "1"}
 
 
+@pytest.mark.slow
 def test_an_objective_edited_between_two_runs_into_one_out_is_trained_again(data, tmp_path):
     args = [str(data), "--import", "edited_objective", "--baseline", "1", "--objective", "edited", "--alpha",
             "5", "--rounds", "5", "--no-progress", "--workers", "1"]  # fmt: skip
@@ -390,6 +391,7 @@ if __name__ == "__main__":
 '''
 
 
+@pytest.mark.slow
 def test_an_objective_defined_in_a_scripts_main_runs_on_a_dask_worker(data, tmp_path):
     """A real ``dask scheduler`` and ``dask worker``: the worker has another __main__; the class travels."""
     pytest.importorskip("distributed")
