@@ -141,16 +141,17 @@ def test_an_out_that_holds_an_input_is_refused_before_any_training(data, tmp_pat
     assert not (out / "tasks").exists() and not (out / "per_query.csv").exists()
 
 
-def test_a_baseline_with_a_models_run_name_is_refused(data, studies, tmp_path, capsys):
+@pytest.mark.parametrize("name", ["lambdarank_a0_s1", "LambdaRank_a0_s1"])  # one file where case is folded
+def test_a_baseline_with_a_models_run_name_is_refused(data, studies, tmp_path, capsys, name):
     from pyterrier_risk.cli import main
 
-    run = tmp_path / "lambdarank_a0_s1.run"
+    run = tmp_path / f"{name}.run"
     shutil.copy(studies[5] / "runs" / "F1.run", run)
     out = tmp_path / "out"
     status = main(["learn", str(data), *CLI, "--alpha", "5", "--baselines", str(run), "--out", str(out)])
     err = capsys.readouterr().err
     assert status == 2 and err.count("\n") == 1, err
-    assert "baseline 'lambdarank_a0_s1' has the name of a model's run (runs/lambdarank_a0_s1.run)" in err
+    assert f"baseline {name!r} has the name of a model's run (runs/{name}.run)" in err
     assert not out.exists()
     with pytest.raises(StudyError, match="has the name of a model's run"):  # and without --out
         ptr.risk_study(data, alphas=[5], baselines=[1, 2, str(run)], **{k: v for k, v in SMALL.items()

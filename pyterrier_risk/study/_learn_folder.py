@@ -147,9 +147,9 @@ def check_run_names(model_names: Iterable[str], baseline_names: Iterable[str]) -
     Raises:
         StudyError: one line naming the baseline.
     """
-    models = set(model_names)
+    models = {name.casefold() for name in model_names}  # one file on a case-insensitive file system
     for name in baseline_names:
-        if name in models:
+        if name.casefold() in models:
             raise StudyError(f"baseline {name!r} has the name of a model's run (runs/{name}.run): its "
                              "run would replace the model's; rename the baseline's run file")
 
