@@ -166,7 +166,8 @@ def risk_study(
         client: a ``distributed.Client`` to run the tasks on instead (or ``scheduler``: its address).
         scheduler: the address of a Dask scheduler (``tcp://host:8786``).
         out: a folder for the results: finished tasks (``tasks/``, a rerun skips them) and the files of
-            :meth:`RiskStudyResult.write`. None keeps everything in memory.
+            :meth:`RiskStudyResult.write`, locked while the study runs (one study at a time). None
+            keeps everything in memory.
         imports: modules to import first (in every worker too): user objectives register themselves.
         progress: show one progress bar over the tasks.
         format: the tables' format in ``out`` (``markdown``, ``latex`` or ``csv``).
@@ -179,7 +180,9 @@ def risk_study(
 
     Raises:
         StudyError: a one-line message (bad argument, missing fold or split, feature out of range,
-            unreadable data, unreachable scheduler, a failed task or one that killed its worker twice).
+            unreadable data, unreachable scheduler, a failed task or one that killed its worker twice;
+            an ``out`` that holds an input or that another study is writing into, its pid named; a
+            baseline run with a model's run name).
     """
     from ._learn_exec import TaskStore, connect
     from ._learn_output import assemble
