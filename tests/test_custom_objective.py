@@ -269,11 +269,11 @@ import numpy as np
 import pandas as pd
 import pyterrier_risk as ptr
 
-try:
-    ptr.RiskLambdaMART.load(sys.argv[2])
+try:  # the folder's module is imported only on request (issue 27, item 2)
+    ptr.RiskLambdaMART.load(sys.argv[2], trust_remote_code=True)
 except ValueError as e:
     print("ERROR", json.dumps(str(e)))
-model = ptr.RiskLambdaMART.load(sys.argv[1])
+model = ptr.RiskLambdaMART.load(sys.argv[1], trust_remote_code=True)
 res = pd.read_pickle(sys.argv[3])
 print("SCORES", json.dumps(model.transform(res)["score"].tolist()))
 print("REPR", repr(model))

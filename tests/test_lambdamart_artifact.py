@@ -142,6 +142,58 @@ def test_package_round_trip_through_from_url(
     assert (scores(through_class, res) == scores(model, res)).all()
 
 
+PAYLOAD = """
+from pathlib import Path
+
+import numpy as np
+
+import pyterrier_risk as ptr
+
+Path({marker!r}).write_text("ran")
+
+
+@ptr.register_objective
+class Downloaded(ptr.Objective):
+    name = "t_downloaded"
+    label = "Downloaded"
+    baseline = "none"
+
+    def weights(self, r):
+        return np.ones(len(r.model))
+"""
+
+
+def test_a_downloaded_folder_imports_its_module_only_with_trust_remote_code(
+    our_entry_points, model, data, tmp_path, http_folder, monkeypatch, clean_registry
+):
+    """Issue 27, item 2, through from_url: the objective's module is imported only on request."""
+    res, _ = data
+    www, url = http_folder
+    monkeypatch.setenv("PYTERRIER_HOME", str(tmp_path / "pt_home"))
+    model.save(tmp_path / "m")
+    meta_file = tmp_path / "m" / "risk_lambdamart.json"
+    meta = json.loads(meta_file.read_text())
+    meta["params"].update(objective="t_downloaded", objective_module="dl_model_url.payload", baseline="score")
+    meta_file.write_text(json.dumps(meta))
+    package = (tmp_path / "lib" / "dl_model_url")
+    package.mkdir(parents=True)
+    (package / "__init__.py").write_text("")
+    (package / "payload.py").write_text(PAYLOAD.format(marker=str(tmp_path / "MARKER")))
+    monkeypatch.syspath_prepend(str(tmp_path / "lib"))
+    for name in ("dl_model_url", "dl_model_url.payload"):  # imported by the test: forgotten after it
+        monkeypatch.setitem(sys.modules, name, None)
+        monkeypatch.delitem(sys.modules, name)
+    model.path = tmp_path / "m"
+    model.build_package(str(www / "model.tar.lz4"), verbose=False)
+    with pytest.raises(ValueError, match="trust_remote_code=True") as e:
+        pt.Artifact.from_url(f"{url}/model.tar.lz4")
+    assert "'dl_model_url.payload'" in str(e.value) and "\n" not in str(e.value)
+    assert not (tmp_path / "MARKER").exists()
+    loaded = RiskLambdaMART.from_url(f"{url}/model.tar.lz4", trust_remote_code=True)
+    assert (tmp_path / "MARKER").exists() and loaded.objective == "t_downloaded"
+    assert (scores(loaded, res) == scores(model, res)).all()
+
+
 def test_an_unsaved_model_cannot_be_packaged(model):
     fresh = RiskLambdaMART("urisk", verbose=False)
     assert fresh.path is pt.Artifact.NO_PATH

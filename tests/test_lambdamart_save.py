@@ -323,3 +323,111 @@ def test_saving_an_objective_of_main_warns_that_no_other_process_can_load_it(tmp
     with pytest.raises(ValueError, match="'t_halved' is not registered in this process") as e:
         RiskLambdaMART.load(tmp_path / "model")
     assert "\n" not in str(e.value)
+
+
+# ------------------------------------------------------------------ a folder's module is not imported
+# Issue 27, item 2: a folder whose risk_lambdamart.json names objective_module="dl_model.payload", shipped
+# beside a dl_model/payload.py, ran the payload on load. A folder's module is imported only when the
+# caller opts in (trust_remote_code=True), or is not needed because the caller imported it first.
+PAYLOAD = """
+from pathlib import Path
+
+import numpy as np
+
+import pyterrier_risk as ptr
+
+Path({marker!r}).write_text("ran")
+
+
+@ptr.register_objective
+class Payload(ptr.Objective):
+    name = "t_payload"
+    label = "Payload"
+    baseline = "none"
+
+    def weights(self, r):
+        return np.ones(len(r.model))
+"""
+
+LOAD_PAYLOAD = """
+import sys
+
+import pyterrier as pt
+
+from pyterrier_risk import RiskLambdaMART
+
+how, folder = sys.argv[1], sys.argv[2]
+try:
+    if how == "plain":
+        model = RiskLambdaMART.load(folder)
+    elif how == "artifact":
+        model = pt.Artifact.load(folder)
+    elif how == "trusted":
+        model = RiskLambdaMART.load(folder, trust_remote_code=True)
+    elif how == "artifact-trusted":
+        model = pt.Artifact.load(folder, trust_remote_code=True)
+    else:  # the caller imports the module itself: the objective is registered, nothing to import
+        import dl_model.payload  # noqa: F401
+        model = RiskLambdaMART.load(folder)
+except ValueError as e:
+    print("ERROR", str(e))
+else:
+    print("LOADED", model.objective, model.booster_.num_trees())
+"""
+
+
+@pytest.fixture
+def payload_folder(saved, tmp_path):
+    """A model folder naming ``objective_module="dl_model.payload"``, shipped with that module."""
+    folder = tmp_path / "model"
+    shutil.copytree(saved, folder)
+    meta_file = folder / "risk_lambdamart.json"
+    meta = json.loads(meta_file.read_text())
+    meta["params"].update(objective="t_payload", objective_module="dl_model.payload")
+    meta_file.write_text(json.dumps(meta))
+    (tmp_path / "dl_model").mkdir()
+    (tmp_path / "dl_model" / "__init__.py").write_text("")
+    (tmp_path / "dl_model" / "payload.py").write_text(PAYLOAD.format(marker=str(tmp_path / "MARKER")))
+    return folder
+
+
+def load_payload(folder: Path, how: str) -> str:
+    """Load ``folder`` in a fresh process whose cwd and sys.path hold the folder's parent (and dl_model)."""
+    env = {**ENV, "PYTHONPATH": os.pathsep.join([str(REPO), str(folder.parent)])}
+    result = subprocess.run(
+        [sys.executable, "-c", LOAD_PAYLOAD, how, str(folder)], capture_output=True, text=True, env=env,
+        cwd=folder.parent, timeout=300,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr[-2000:]
+    [line] = result.stdout.splitlines()
+    return line
+
+
+@pytest.mark.parametrize("how", ["plain", "artifact"])
+def test_a_folder_never_imports_its_module_without_the_opt_in(payload_folder, how):
+    line = load_payload(payload_folder, how)
+    assert not (payload_folder.parent / "MARKER").exists()  # the payload never ran
+    assert line.startswith("ERROR ") and "'dl_model.payload'" in line and "'t_payload'" in line
+    assert "trust_remote_code=True" in line and "import dl_model.payload yourself" in line
+
+
+@pytest.mark.parametrize("how", ["trusted", "artifact-trusted"])
+def test_with_the_opt_in_the_folders_module_is_imported(payload_folder, how):
+    assert load_payload(payload_folder, how) == "LOADED t_payload 3"
+    assert (payload_folder.parent / "MARKER").read_text() == "ran"
+
+
+def test_an_objective_the_caller_imported_loads_without_the_opt_in(payload_folder):
+    assert load_payload(payload_folder, "imported") == "LOADED t_payload 3"
+
+
+def test_the_opt_in_is_a_bool_and_a_bad_module_name_is_refused(payload_folder):
+    with pytest.raises(TypeError, match="trust_remote_code must be True or False"):
+        RiskLambdaMART.load(payload_folder, trust_remote_code="yes")
+    meta_file = payload_folder / "risk_lambdamart.json"
+    meta = json.loads(meta_file.read_text())
+    meta["params"]["objective_module"] = "../dl_model/payload"
+    meta_file.write_text(json.dumps(meta))
+    with pytest.raises(ValueError, match="'objective_module' must be a dotted module name"):
+        RiskLambdaMART.load(payload_folder, trust_remote_code=True)
+    assert not (payload_folder.parent / "MARKER").exists()

@@ -89,12 +89,20 @@ def test_test_and_correction_choose_the_tables_tests(data, one_worker, tmp_path)
 
 
 def test_a_study_written_over_another_leaves_none_of_its_runs_or_tables(one_worker, tmp_path):
-    """``eval runs/*.run`` on a reused --out folder must not pick up an earlier study's models."""
+    """``eval runs/*.run`` on a reused --out folder must not pick up an earlier study's models.
+
+    The earlier study's files are those its manifest lists (issue 27, item 8): they go; others stay.
+    """
+    import dataclasses
+
     result, out = one_worker
     folder = tmp_path / "reused"
-    (folder / "runs").mkdir(parents=True)
-    for name in ("runs/urisk_a20_s2.run", "runs/F9.run", "tables.tex", "tables.csv"):  # an earlier study's
-        (folder / name).write_text("old\n")
+    model = next(iter(result.runs.values()))
+    earlier = dataclasses.replace(result, runs={("urisk", 20.0, 2): model},
+                                  baseline_runs={"F9": result.baseline_runs["F1"]})
+    earlier.write(folder, format="latex")  # runs/urisk_a20_s2.run, runs/F9.run, tables.tex
+    earlier.write(folder, format="csv")  # tables.csv (tables.tex goes)
+    assert {"runs/urisk_a20_s2.run", "runs/F9.run", "tables.csv"} <= set(_files(folder))
     (folder / "tasks").mkdir()
     (folder / "tasks" / "k.pkl").write_text("kept")
     result.write(folder)

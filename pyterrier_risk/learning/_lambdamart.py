@@ -412,7 +412,8 @@ class RiskLambdaMART(pt.Estimator, pt.Artifact):
         return {**params, **self.lightgbm_params}
 
     @classmethod
-    def load(cls, path: str | os.PathLike, **overrides: Any) -> RiskLambdaMART:
+    def load(cls, path: str | os.PathLike, *, trust_remote_code: bool = False,
+             **overrides: Any) -> RiskLambdaMART:
         """Load a model written by :meth:`save`.
 
         Every file is checked before it is used (docs/lambdamart.md, "Saving and loading"): it must
@@ -421,14 +422,20 @@ class RiskLambdaMART(pt.Estimator, pt.Artifact):
 
         Args:
             path: the directory given to :meth:`save`.
+            trust_remote_code: import the module the folder names (``objective_module``) to register
+                an objective this process does not know. Off by default: importing runs the module's
+                code; importing the module yourself before loading needs no opt-in.
             **overrides: constructor parameters replacing the stored ones (e.g. a transformer
                 ``baseline`` that could not be stored, or ``verbose``).
         """
+        if not isinstance(trust_remote_code, bool):
+            raise TypeError(f"trust_remote_code must be True or False, got {trust_remote_code!r}")
         path = Path(path)
         meta = read_meta(path)
         meta_file = path / "risk_lambdamart.json"
         params = {**meta["params"], **overrides}
-        import_objective(params["objective"], params.pop(OBJECTIVE_MODULE, None), meta_file)
+        import_objective(params["objective"], params.pop(OBJECTIVE_MODULE, None), meta_file,
+                         trust_remote_code=trust_remote_code)
         # a transformer among the baselines was stored as None: scoring works, fit asks for it again
         unsaved = params.get("baselines")
         if isinstance(unsaved, list) and any(spec is None for spec in unsaved):
@@ -520,17 +527,20 @@ def _check_spec(spec: Any, name: str) -> None:
         raise ValueError(f"{name}: feature index must be >= 0, got {spec}")
 
 
-def load_artifact(path: str | os.PathLike, **overrides: Any) -> RiskLambdaMART:
+def load_artifact(path: str | os.PathLike, *, trust_remote_code: bool = False,
+                  **overrides: Any) -> RiskLambdaMART:
     """Load a saved RiskLambdaMART: ``pt.Artifact.load(path)``'s entry point for this package's models.
 
     PyTerrier finds it by the entry point ``ltr_model.risk_lambdamart`` of the group
-    ``pyterrier.artifact`` (the type and format in the folder's ``pt_meta.json``).
+    ``pyterrier.artifact`` (the type and format in the folder's ``pt_meta.json``) and passes its
+    keyword arguments on: ``pt.Artifact.from_hf(repo, trust_remote_code=True)``.
 
     Args:
         path: the folder written by :meth:`RiskLambdaMART.save`.
+        trust_remote_code: import the folder's ``objective_module`` (see :meth:`RiskLambdaMART.load`).
         **overrides: constructor parameters replacing the stored ones.
 
     Returns:
         The loaded model, as :meth:`RiskLambdaMART.load` returns it.
     """
-    return RiskLambdaMART.load(path, **overrides)
+    return RiskLambdaMART.load(path, trust_remote_code=trust_remote_code, **overrides)

@@ -365,8 +365,19 @@ def _check_regular_if_present(file: Path) -> None:
         _check_regular(file, status, MAX_JSON_BYTES)
 
 
-def import_objective(name: Any, module: Any, meta_file: Path) -> None:
-    """Make sure a saved model's objective is registered: import the module that defines it, if stored."""
+def import_objective(name: Any, module: Any, meta_file: Path, trust_remote_code: bool = False) -> None:
+    """Make sure a saved model's objective is registered; the folder's module is imported only on request.
+
+    An objective already registered (built in, or imported by the caller) needs no import. Otherwise
+    the folder's ``objective_module`` is imported only with ``trust_remote_code=True``: importing a
+    module runs its code, and a model folder is something people download (``pt.Artifact.from_hf``),
+    so a folder never runs code of its own accord (as ``trust_remote_code`` in transformers).
+
+    Raises:
+        ValueError: one line: the objective is unknown and no module is stored; the module is not
+            trusted (naming it and the two ways to load); or it cannot be imported or does not
+            register the objective.
+    """
     from .objectives import objective_names
 
     if not isinstance(name, str) or name in objective_names():
@@ -376,15 +387,40 @@ def import_objective(name: Any, module: Any, meta_file: Path) -> None:
             f"{meta_file}: objective {name!r} is not registered in this process: define or import it "
             f"(register_objective) before loading (known: {', '.join(objective_names())})"
         )
+    if not isinstance(module, str) or not all(part.isidentifier() for part in module.split(".")):
+        raise ValueError(f"{meta_file}: 'objective_module' must be a dotted module name, got {module!r}")
+    if trust_remote_code is not True:
+        raise ValueError(
+            f"{meta_file}: objective {name!r} is defined in module {module!r}, which loading would import "
+            f"(running its code): import {module} yourself first, or pass trust_remote_code=True to "
+            f"RiskLambdaMART.load (or pt.Artifact.load/from_hf) if you trust this folder"
+        )
+    _import_trusted(name, module, meta_file)
+
+
+def _import_trusted(name: str, module: str, meta_file: Path) -> None:
+    """Import ``module`` (the caller trusts it) and check that it registered objective ``name``."""
     import importlib
 
+    from .objectives import objective_names
+
     try:
-        importlib.import_module(str(module))
+        importlib.import_module(module)
     except ImportError as e:
         raise ValueError(
-            f"{meta_file}: objective {name!r} comes from module {module!r}, which cannot be imported ({e}); "
-            f"import or register the objective before loading"
+            f"{meta_file}: objective {name!r} comes from module {module!r}, which cannot be imported "
+            f"({' '.join(str(e).split())}); import or register the objective before loading"
         ) from None
+    except Exception as e:  # the trusted module itself raised: name it, in one line
+        raise ValueError(
+            f"{meta_file}: importing module {module!r} (objective {name!r}) raised "
+            f"{type(e).__name__}: {' '.join(str(e).split())}"
+        ) from e
+    if name not in objective_names():
+        raise ValueError(
+            f"{meta_file}: module {module!r} was imported but registers no objective {name!r} "
+            f"(known: {', '.join(objective_names())})"
+        )
 
 
 def artifact_metadata(path: str, dir_listing: list[str]) -> dict[str, str] | None:

@@ -9,12 +9,14 @@ The tasks run on a local process pool or a Dask cluster (:mod:`._learn_exec`), o
 
 from __future__ import annotations
 
+import contextlib
 import os
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from ._learn_result import RiskStudyResult
+from ._learn_folder import check_out_inputs, check_run_names, study_lock
+from ._learn_result import RiskStudyResult, run_name
 from ._learn_settings import (
     DEFAULT_LEARN_ALPHAS,
     DEFAULT_LEARN_ROUNDS,
@@ -83,6 +85,14 @@ def _check_out(out: str | os.PathLike | None) -> Path | None:
     if not os.access(parent, os.W_OK):
         raise StudyError(f"--out {path}: {parent} is not writable")
     return path
+
+
+def _check_out_files(folder: Path | None, settings: LearnSettings) -> None:
+    """Before any training: no baseline takes a model's run name; ``--out`` holds none of the inputs."""
+    grid = [(REFERENCE, 0.0)] + [(o, a) for o in settings.objectives for a in settings.alphas]
+    models = [run_name(o, a, s) for o, a in grid for s in settings.seeds]
+    check_run_names(models, [b.name for b in settings.all_baselines()])
+    check_out_inputs(folder, settings)
 
 
 def _workers(workers: int | None, threads: int) -> int:
@@ -159,7 +169,8 @@ def risk_study(
         client: a ``distributed.Client`` to run the tasks on instead (or ``scheduler``: its address).
         scheduler: the address of a Dask scheduler (``tcp://host:8786``).
         out: a folder for the results: finished tasks (``tasks/``, a rerun skips them) and the files of
-            :meth:`RiskStudyResult.write`. None keeps everything in memory.
+            :meth:`RiskStudyResult.write`, locked while the study runs (one study at a time). None
+            keeps everything in memory.
         imports: modules to import first (in every worker too): user objectives register themselves.
         progress: show one progress bar over the tasks.
         format: the tables' format in ``out`` (``markdown``, ``latex`` or ``csv``).
@@ -172,7 +183,9 @@ def risk_study(
 
     Raises:
         StudyError: a one-line message (bad argument, missing fold or split, feature out of range,
-            unreadable data, unreachable scheduler, a failed task or one that killed its worker twice).
+            unreadable data, unreachable scheduler, a failed task or one that killed its worker twice;
+            an ``out`` that holds an input or that another study is writing into, its pid named; a
+            baseline run with a model's run name).
     """
     from ._learn_exec import connect
     from ._learn_output import assemble
@@ -191,16 +204,20 @@ def risk_study(
         raise StudyError("give client or scheduler, not both")
     n_workers = _workers(workers, settings.threads) if client is None and scheduler is None else 1
     folder = _check_out(out)
+    _check_out_files(folder, settings)
     fold_list, width = _load_folds(settings)
     tasks = _tasks(settings, fold_list, width)
     own = connect(scheduler) if scheduler is not None else None
-    store = TaskStore(folder)
-    try:
+    with contextlib.ExitStack() as held:
+        if own is not None:
+            held.callback(own.close)
+        if folder is not None:  # one study at a time in the folder, from the first task to the last file
+            held.enter_context(study_lock(folder))
+        store = TaskStore(folder)
         _execute(tasks, store, n_workers, client or own, progress)
-    finally:
         if own is not None:
             own.close()
-    result = assemble(settings, tasks, [store.get(task_key(t)) for t in tasks])
-    if folder is not None:
-        result.write(folder, format=format, decimals=decimals, test=test, correction=correction)
+        result = assemble(settings, tasks, [store.get(task_key(t)) for t in tasks])
+        if folder is not None:
+            result.write(folder, format=format, decimals=decimals, test=test, correction=correction)
     return result

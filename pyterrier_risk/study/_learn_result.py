@@ -1,7 +1,7 @@
 """What a learning study returns (:class:`RiskStudyResult`) and how it is written (:func:`write_study`).
 
-The tables are pure functions of the result's frames (:mod:`._learn_tables`); every file is written under
-a temporary name, then ``os.replace``-d, so an interrupted write leaves no partial file.
+The tables are pure functions of the result's frames (:mod:`._learn_tables`); the files are written into a
+staging folder and moved in as one set, with a manifest, under the folder's lock (:mod:`._learn_folder`).
 """
 
 from __future__ import annotations
@@ -102,9 +102,14 @@ class RiskStudyResult:
         ``per_query.csv``, ``curves.csv``, ``kendall.csv``, ``models.csv``, ``runs/`` (one TREC run
         per model and one per baseline), ``qrels.txt``, ``tables.md`` (``.tex``, ``.csv``: the learner
         table, the convergence table and the Kendall bins, as printed; ``options``, e.g. ``test`` and
-        ``correction``, go to :meth:`tables`), ``risk_gain.png`` and ``settings.json``. The folder holds
-        one study: the runs, tables and plot of an earlier study
-        written there that this one does not have are removed (its ``tasks/`` are kept).
+        ``correction``, go to :meth:`tables`), ``risk_gain.png``, ``settings.json`` and ``manifest.json``
+        (the files written, with sizes and sha256). The files are staged and moved in as one set under
+        the folder's lock; the folder holds one study: the files an earlier study wrote there (its
+        manifest) that this one does not write are removed, any other file is kept (so are ``tasks/``).
+
+        Raises:
+            StudyError: another process is writing into ``out`` (its pid named), a baseline's run has a
+                model's run name, or a bad ``format``.
         """
         return write_study(self, Path(out), format=format, decimals=decimals, **options)
 
@@ -139,12 +144,26 @@ def _tables_text(result: Any, fmt: str, decimals: int, **options: Any) -> str:
 
 def write_study(result: Any, out: Path, *, format: str = "markdown", decimals: int = 4,
                 **options: Any) -> list[Path]:
-    """Write a study's files into ``out`` (see :meth:`RiskStudyResult.write`), each with ``atomic_write``."""
-    from .. import __version__
-    from ..data import write_qrels, write_run
+    """Write a study's files into ``out`` (see :meth:`RiskStudyResult.write`) as one consistent set.
+
+    The files are written into a hidden staging folder in ``out`` (each with ``atomic_write``) and moved
+    in together with ``manifest.json`` under the folder's lock (:func:`._learn_folder.publish`); the
+    previous set's files this one lacks are removed, and nothing else.
+    """
+    from ._learn_folder import check_run_names, publish
 
     if format not in ("markdown", "latex", "csv"):
         raise StudyError(f"format must be markdown, latex or csv, got {format!r}")
+    check_run_names((run_name(*key) for key in result.runs), result.baseline_runs)
+    text = _tables_text(result, format, decimals, **options)  # computed before anything is written
+    return publish(out, lambda staging: _write_files(result, staging, format, text))
+
+
+def _write_files(result: Any, out: Path, format: str, tables: str) -> list[str]:
+    """Write the result files into ``out`` (a staging folder); returns their paths relative to it."""
+    from .. import __version__
+    from ..data import write_qrels, write_run
+
     (out / "runs").mkdir(parents=True, exist_ok=True)
     written = [_write_csv(out / "per_query.csv", result.per_query, PER_QUERY_HEADER)]
     for name in ("curves", "kendall", "models"):
@@ -156,24 +175,10 @@ def write_study(result: Any, out: Path, *, format: str = "markdown", decimals: i
     write_qrels(result.qrels, out / "qrels.txt")
     written.append(out / "qrels.txt")
     suffix = {"markdown": "md", "latex": "tex", "csv": "csv"}[format]
-    written.append(_write_text(out / f"tables.{suffix}", _tables_text(result, format, decimals, **options)))
+    written.append(_write_text(out / f"tables.{suffix}", tables))
     if result.single is not None:
         result.plot(out / "risk_gain.png")
         written.append(out / "risk_gain.png")
     settings = {**result.settings.describe(), "version": __version__, "measure": "NDCG@10, gains 2^label - 1"}
     written.append(_write_text(out / "settings.json", json.dumps(settings, indent=2, default=str) + "\n"))
-    _remove_stale(out, written)
-    return written
-
-
-def _remove_stale(out: Path, written: list[Path]) -> None:
-    """Remove the runs, tables and plot an earlier study wrote into ``out`` that this one did not write.
-
-    The folder holds one study: ``eval runs/*.run`` must not pick up a model of another grid or seed.
-    """
-    keep = {p.resolve() for p in written}
-    stale = [*(out / "runs").glob("*.run"), *(out / f"tables.{s}" for s in ("md", "tex", "csv")),
-             out / "risk_gain.png"]
-    for path in stale:
-        if path.is_file() and path.resolve() not in keep:
-            path.unlink()
+    return [p.relative_to(out).as_posix() for p in written]
