@@ -337,10 +337,10 @@ def test_run_baseline_scores_ranks_unranked_rows_last_lowest_label_first(tmp_pat
     data = read_letor(write(tmp_path / "t.txt", text))
     run = pd.DataFrame({"qid": ["1", "1", "3"], "docno": ["b", "a", "z"], "score": [5.0, 2.0, -4.0]})
     scores = run_baseline_scores(data, run, name="sys")
-    assert scores[:2].tolist() == [2.0, 5.0]  # ranked rows keep the run's scores
-    assert scores[2] == pytest.approx(-4 - 1 - 1 / 3) and scores[3] == -5.0
-    assert scores[4] == pytest.approx(-5 - 1 / 3)
-    assert -4.0 > scores[3] > scores[2]  # unranked below everything, label 0 before label 1
+    assert scores[:2].tolist() == [1.0, 2.0]  # ranked rows keep the run's order (1 + rank of the score)
+    assert scores[2] == pytest.approx(-1 / 3) and scores[3] == 0.0
+    assert scores[4] == pytest.approx(-1 / 3)
+    assert 1.0 > scores[3] > scores[2]  # unranked below everything, label 0 before label 1
 
 
 def test_run_baseline_scores_errors(tmp_path):

@@ -246,6 +246,15 @@ class LetorSplit:
         }
         return hashlib.sha256(json.dumps(spec).encode()).hexdigest()
 
+    def feature_varies(self, feature: int) -> bool:
+        """Whether feature ``feature`` (1-based) takes two values within some query of the split's files.
+
+        A scan of the files' bytes that stops at the first such query (absent features are 0); files
+        whose lines carry no ``qid:`` count as varying. A baseline feature that varies in no query
+        ranks nothing.
+        """
+        return self.query_file is not None or any(_feature_varies(f, feature) for f in self.files)
+
     def queries(self) -> tuple[str, ...] | None:
         """The split's query ids, from a scan of its files' ``qid:`` tokens (cached per file).
 
@@ -617,16 +626,17 @@ def letor_folds(
 
 
 def run_baseline_scores(data: LetorData, run: pd.DataFrame, *, name: str) -> np.ndarray:
-    """A TREC run's scores of the rows of ``data``, matched by qid and LETOR docid: a baseline column.
+    """A TREC run's ranking of the rows of ``data``, matched by qid and LETOR docid, as a baseline column.
 
-    A row the run ranks gets the run's ``score``. A row it does not rank (the run left the document
-    out, or has no list for the query) goes below every document of the run:
-    ``m − 1 − (ℓ − ℓmin) / (ℓmax − ℓmin + 1)``, ``m`` the run's lowest score, ``ℓ`` the row's label
-    and ``ℓmin``/``ℓmax`` the labels' range in ``data``. Unranked rows thus follow the ranked ones,
-    lower labels first, so they add no gain the run did not earn while the query has enough
-    non-relevant unranked rows to fill the cutoff (else the baseline's NDCG is an upper bound of the
-    run's). For MQ2008-agg's runs this orders every query as
-    :func:`~pyterrier_risk.data.agg_baseline_scores` does.
+    The column keeps the run's order, not its values: a row the run ranks gets ``1 + r``, ``r`` the
+    rank of its score among the distinct scores of the matched rows (0 the lowest; tied scores stay
+    tied); a row it does not rank (the run left the document out, or has no list for the query) gets
+    ``−(ℓ − ℓmin) / (ℓmax − ℓmin + 1)`` in (−1, 0], ``ℓ`` the row's label and ``ℓmin``/``ℓmax`` the
+    labels' range in ``data``. Unranked rows thus follow the ranked ones, lower labels first, so they
+    add no gain the run did not earn while the query has enough non-relevant unranked rows to fill
+    the cutoff (else the baseline's NDCG is an upper bound of the run's). Ranks, not an offset added
+    to the scores, so that no score's size (1e18) can merge an unranked row with a ranked one. For
+    MQ2008-agg's runs this orders every query as :func:`~pyterrier_risk.data.agg_baseline_scores` does.
 
     Args:
         data: LETOR rows with docids (``#docid = ...`` comments).
@@ -634,7 +644,7 @@ def run_baseline_scores(data: LetorData, run: pd.DataFrame, *, name: str) -> np.
         name: the run's name, for messages.
 
     Returns:
-        One float64 score per row of ``data``.
+        One float64 value per row of ``data``: larger ranks higher.
 
     Raises:
         ValueError: ``data`` has no docids, the run lacks a column, lists a (qid, docno) twice, has an
@@ -658,8 +668,8 @@ def run_baseline_scores(data: LetorData, run: pd.DataFrame, *, name: str) -> np.
         raise ValueError(f"run {name!r} matches none of the {len(data)} rows of {data.path} by qid and docid")
     if not np.isfinite(score[hit]).all():
         raise ValueError(f"run {name!r} has an infinite or NaN score for a row of {data.path}")
-    scores = ranked["score"].to_numpy()
-    floor = float(scores[np.isfinite(scores)].min())
+    order = np.unique(score[hit], return_inverse=True)[1].reshape(-1)
     y = data.y.astype(np.float64)
-    unranked = floor - 1.0 - (y - y.min()) / (y.max() - y.min() + 1.0)
-    return np.where(hit, score, unranked)
+    out = -(y - y.min()) / (y.max() - y.min() + 1.0)
+    out[hit] = 1.0 + order
+    return out
