@@ -48,7 +48,6 @@ __all__ = [
     "LetorFold",
     "LetorSplit",
     "check_feature_number",
-    "check_regular_file",
     "letor_folds",
     "letor_n_features",
     "run_baseline_scores",
@@ -154,7 +153,9 @@ def _max_feature_index(path: str) -> int:
     key = _stat_key("width", path)
     if key not in _FILE_CACHE:
         _FILE_CACHE[key] = max((_chunk_max_index(piece) for piece in _pieces(path)), default=0)
-    return int(_FILE_CACHE[key])
+    width = _FILE_CACHE[key]
+    assert isinstance(width, int)
+    return width
 
 
 def _scan_queries(path: str) -> tuple[str, ...]:
@@ -169,7 +170,9 @@ def _scan_queries(path: str) -> tuple[str, ...]:
             for match in _QID_LINE.finditer(piece):
                 seen.setdefault(match.group(1).decode("utf-8", "replace"), None)
         _FILE_CACHE[key] = tuple(seen)
-    return tuple(_FILE_CACHE[key])  # type: ignore[arg-type]
+    queries = _FILE_CACHE[key]
+    assert isinstance(queries, tuple)
+    return queries
 
 
 def _feature_varies(path: str, feature: int) -> bool:
