@@ -389,7 +389,7 @@ def test_mq2008_agg_runs_as_baselines_match_agg_baseline_scores():
         ours, theirs = run_baseline_scores(test, run, name=f"ranker{j:02d}"), reference[:, j - 1]
         keys = pd.MultiIndex.from_arrays([test.qid, test.docno])
         ranked = keys.isin(pd.MultiIndex.from_frame(run[["qid", "docno"]]))
-        assert ranked.any() and np.array_equal(ours[ranked], theirs[ranked])
+        assert ranked.any()  # the values differ (ours are ranks), the order must not:
         ranks = pd.DataFrame({"qid": test.qid, "ours": ours, "theirs": theirs}).groupby("qid")
         # the same order (ties included) of every query's documents
         assert ranks["ours"].rank(method="dense").equals(ranks["theirs"].rank(method="dense"))
