@@ -38,7 +38,7 @@ def _cli(capsys, *args: str) -> str:
     """Run ``learn`` in-process; the one-line error it must end with (exit status 2)."""
     from pyterrier_risk.cli import main
 
-    status = main(["learn", *map(str, args), "--rounds", "2", "--no-progress", "--workers", "1"])
+    status = main(["learn", "--rounds", "2", "--no-progress", "--workers", "1", *map(str, args)])  # args win
     captured = capsys.readouterr()
     assert status == 2 and captured.err.count("\n") == 1, captured.err
     assert captured.err.startswith("pyterrier-risk: error: ") and captured.out == "", captured.err
@@ -365,6 +365,11 @@ def test_errors_speak_the_words_of_the_interface_in_use(capsys, tmp_path, data):
     with pytest.raises(StudyError, match="give baseline=F"):
         ptr.risk_study(data, baselines=[1, 2], objectives=["urisk"], progress=False)
     assert "--early-stopping must be" in _cli(capsys, data, "--baseline", "1", "--early-stopping", "0")
+    # the estimator's own check, in the study's words (it said num_boost_round=)
+    assert "lambdarank: --rounds must be at most 2147483647" in _cli(capsys, data, "--baseline", "1",
+                                                                     "--rounds", "99999999999")
+    with pytest.raises(StudyError, match="lambdarank: rounds must be at most 2147483647"):
+        ptr.risk_study(data, baseline=1, rounds=99999999999, progress=False)
 
 
 def test_every_flag_a_message_may_name_is_an_option_of_learn(capsys):
