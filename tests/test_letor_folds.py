@@ -403,3 +403,17 @@ def test_lightgbm_example_splits_by_its_query_file():
     train, vali, test = folds[2].load()
     assert len(train) + len(vali) + len(test) == len(read_letor(path))
     assert train.X.shape[1] == test.X.shape[1] == letor_n_features(folds)
+
+
+def test_a_fold_built_by_hand_with_a_query_in_two_splits_fails_its_check_and_its_load(tmp_path):
+    """``check_disjoint`` scans the qid: tokens; ``load`` checks the data it read (issue 27 item 3)."""
+    train = write(tmp_path / "train.txt", letor_text([1, 2, 3]))
+    vali = write(tmp_path / "vali.txt", letor_text([4]))
+    test = write(tmp_path / "test.txt", letor_text([5, 2]))
+    fold = LetorFold("FoldX", LetorSplit((str(train),)), LetorSplit((str(vali),)), LetorSplit((str(test),)))
+    leak = r"FoldX: qid '2' is in both the train split \(.*train.txt\) and the test split \(.*test.txt\)"
+    with pytest.raises(ValueError, match=leak):
+        fold.check_disjoint()
+    with pytest.raises(ValueError, match=leak):
+        fold.load()
+    assert fold.train.queries() == ("1", "2", "3") and fold.test.queries() == ("5", "2")
