@@ -307,7 +307,7 @@ def test_params_are_read_as_lightgbm_reads_them():
     from pyterrier_risk.study import parse_param
 
     assert parse_param("xgboost_dart_mode=true") == ("xgboost_dart_mode", True)
-    assert parse_param("x=FALSE") == ("x", False)
+    assert parse_param("linear_tree=FALSE") == ("linear_tree", False)
     assert parse_param("num_leaves=15") == ("num_leaves", 15)
     assert parse_param("learning_rate=0.05") == ("learning_rate", 0.05)
     assert parse_param("lambda_l1=1e-3") == ("lambda_l1", 1e-3)

@@ -21,8 +21,8 @@ PAGE_PARAMS = ["learning_rate=0.05", "num_leaves=15", "min_data_in_leaf=50", "fe
 def test_fold1_slice_gives_the_pages_numbers(tmp_path):
     (tmp_path / "mq2008").mkdir()
     (tmp_path / "mq2008" / "Fold1").symlink_to(data_path("letor4-mq2008", "Fold1"))
-    result = ptr.risk_study(tmp_path / "mq2008", baseline=25, objectives=["urisk"], alphas=[5], rounds=150,
-                            params=PAGE_PARAMS, workers=1, progress=False)
+    result = ptr.risk_study(tmp_path / "mq2008", folds=1, baseline=25, objectives=["urisk"], alphas=[5],
+                            rounds=150, params=PAGE_PARAMS, workers=1, progress=False)  # one fold, asked for
     per_query = result.per_query
     assert per_query["qid"].nunique() == 156
     shown = {}

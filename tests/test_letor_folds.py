@@ -139,8 +139,9 @@ def test_partitions_sharing_a_query_or_mixing_docids_fail_on_load(tmp_path):
     write(tmp_path / "a" / "S2.txt", letor_text([1]))
     write(tmp_path / "a" / "S3.txt", letor_text([3]))
     write(tmp_path / "a" / "S4.txt", letor_text([4]))
-    with pytest.raises(ValueError, match=r"qid '1' is in both .*S1.txt and .*S2.txt"):
-        letor_folds(tmp_path / "a")[0].train.load()
+    leak = r"Fold2: qid '1' is in both the train split \(.*S2.txt.*\) and the test split \(.*S1.txt\)"
+    with pytest.raises(ValueError, match=leak):
+        letor_folds(tmp_path / "a")  # found before any fold is loaded (issue 27 item 3)
     write(tmp_path / "b" / "S1.txt", letor_text([1]))
     write(tmp_path / "b" / "S2.txt", letor_text([2], docids=False))
     write(tmp_path / "b" / "S3.txt", letor_text([3]))
@@ -336,10 +337,10 @@ def test_run_baseline_scores_ranks_unranked_rows_last_lowest_label_first(tmp_pat
     data = read_letor(write(tmp_path / "t.txt", text))
     run = pd.DataFrame({"qid": ["1", "1", "3"], "docno": ["b", "a", "z"], "score": [5.0, 2.0, -4.0]})
     scores = run_baseline_scores(data, run, name="sys")
-    assert scores[:2].tolist() == [2.0, 5.0]  # ranked rows keep the run's scores
-    assert scores[2] == pytest.approx(-4 - 1 - 1 / 3) and scores[3] == -5.0
-    assert scores[4] == pytest.approx(-5 - 1 / 3)
-    assert -4.0 > scores[3] > scores[2]  # unranked below everything, label 0 before label 1
+    assert scores[:2].tolist() == [1.0, 2.0]  # ranked rows keep the run's order (1 + rank of the score)
+    assert scores[2] == pytest.approx(-1 / 3) and scores[3] == 0.0
+    assert scores[4] == pytest.approx(-1 / 3)
+    assert 1.0 > scores[3] > scores[2]  # unranked below everything, label 0 before label 1
 
 
 def test_run_baseline_scores_errors(tmp_path):
@@ -388,7 +389,7 @@ def test_mq2008_agg_runs_as_baselines_match_agg_baseline_scores():
         ours, theirs = run_baseline_scores(test, run, name=f"ranker{j:02d}"), reference[:, j - 1]
         keys = pd.MultiIndex.from_arrays([test.qid, test.docno])
         ranked = keys.isin(pd.MultiIndex.from_frame(run[["qid", "docno"]]))
-        assert ranked.any() and np.array_equal(ours[ranked], theirs[ranked])
+        assert ranked.any()  # the values differ (ours are ranks), the order must not:
         ranks = pd.DataFrame({"qid": test.qid, "ours": ours, "theirs": theirs}).groupby("qid")
         # the same order (ties included) of every query's documents
         assert ranks["ours"].rank(method="dense").equals(ranks["theirs"].rank(method="dense"))
@@ -402,3 +403,17 @@ def test_lightgbm_example_splits_by_its_query_file():
     train, vali, test = folds[2].load()
     assert len(train) + len(vali) + len(test) == len(read_letor(path))
     assert train.X.shape[1] == test.X.shape[1] == letor_n_features(folds)
+
+
+def test_a_fold_built_by_hand_with_a_query_in_two_splits_fails_its_check_and_its_load(tmp_path):
+    """``check_disjoint`` scans the qid: tokens; ``load`` checks the data it read (issue 27 item 3)."""
+    train = write(tmp_path / "train.txt", letor_text([1, 2, 3]))
+    vali = write(tmp_path / "vali.txt", letor_text([4]))
+    test = write(tmp_path / "test.txt", letor_text([5, 2]))
+    fold = LetorFold("FoldX", LetorSplit((str(train),)), LetorSplit((str(vali),)), LetorSplit((str(test),)))
+    leak = r"FoldX: qid '2' is in both the train split \(.*train.txt\) and the test split \(.*test.txt\)"
+    with pytest.raises(ValueError, match=leak):
+        fold.check_disjoint()
+    with pytest.raises(ValueError, match=leak):
+        fold.load()
+    assert fold.train.queries() == ("1", "2", "3") and fold.test.queries() == ("5", "2")

@@ -16,7 +16,18 @@ from typing import Any
 from ._args import check_decimals, integer, number
 from ._common import CLIError
 
-__all__ = ["add_learn_arguments", "run_learn"]
+__all__ = ["FLAGS", "add_learn_arguments", "run_learn"]
+
+#: ``risk_study``'s arguments as this command names them: a study's errors name arguments by neutral
+#: keys (``SettingError``), rendered here in the command's words (``--rounds``, ``--folds K``)
+FLAGS = {
+    "data": "DATA", "baseline": "--baseline", "baselines": "--baselines", "objectives": "--objective",
+    "imports": "--import", "alpha": "--alpha", "alphas": "--alpha", "seeds": "--seeds", "rounds": "--rounds",
+    "early_stopping": "--early-stopping", "params": "--param", "options": "--option", "folds": "--folds",
+    "split_seed": "--split-seed", "eval_alpha": "--eval-alpha", "threads": "--threads",
+    "workers": "--workers", "scheduler": "--scheduler", "out": "--out", "test": "--test",
+    "correction": "--correction", "format": "--format", "decimals": "--round",
+}  # fmt: skip
 
 
 def add_learn_arguments(parser: argparse.ArgumentParser) -> None:
@@ -58,7 +69,8 @@ def add_learn_arguments(parser: argparse.ArgumentParser) -> None:
     add("--option", dest="options", nargs="+", action="extend", default=[], metavar="NAME=VALUE",
         help="objective options (e.g. risk_norm=weighted), for the objectives that have them")
     add("--folds", type=integer, metavar="K",
-        help="with one LETOR file: split its queries into K folds (>= 3)")
+        help="with one LETOR file: split its queries into K folds (>= 3); with a folder: its fold count, "
+             "checked (--folds 1 runs a folder of one fold, which is refused otherwise)")
     add("--split-seed", type=integer, default=DEFAULT_SPLIT_SEED, metavar="S",
         help=f"seed of the --folds split (default {DEFAULT_SPLIT_SEED})")
     add("--eval-alpha", type=number, default=EVAL_ALPHA, metavar="A",
@@ -92,6 +104,13 @@ def _correction(args: Any) -> str | None:
     return None if args.correction == "none" else args.correction
 
 
+def _in_command_words(error: Exception) -> str:
+    """A study error's message with its arguments named as this command's flags."""
+    from ..study import SettingError
+
+    return error.render(FLAGS) if isinstance(error, SettingError) else str(error)
+
+
 def run_learn(args: Any) -> int:
     """Run ``pyterrier-risk learn`` with parsed ``args``; a user error raises :class:`CLIError`."""
     from ..study import DEFAULT_LEARN_ALPHAS, DEFAULT_LEARN_SEEDS, StudyError, risk_study
@@ -109,6 +128,6 @@ def run_learn(args: Any) -> int:
             test=args.test, correction=_correction(args),
         )  # fmt: skip
     except StudyError as e:
-        raise CLIError(str(e)) from None
+        raise CLIError(_in_command_words(e)) from None
     sys.stdout.write(_tables(result, args))
     return 0

@@ -25,9 +25,11 @@ from __future__ import annotations
 
 import hashlib
 import json
+import lzma
 import os
 import re
-from collections.abc import Sequence
+import stat
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -36,7 +38,8 @@ import numpy as np
 
 from ..core import check_int
 from ._letor import LetorData, _read_group_file, read_letor
-from ._trec import _OPENERS, _compression, open_text
+from ._letor_fast import _raw_pieces
+from ._trec import open_text
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
@@ -60,8 +63,45 @@ _SUFFIXES = tuple(t + c for t in (".txt", "") for c in ("", ".gz", ".bz2", ".xz"
 _PARTITION = re.compile(r"S([0-9]+)(?:\.txt)?(?:\.gz|\.bz2|\.xz)?")
 _FOLD_DIR = re.compile(r"Fold([0-9]+)")
 _CHUNK = 1 << 23
-#: file digest and largest feature index per (path, mtime, size), within this process
-_FILE_CACHE: dict[tuple[str, str, int, int], str | int] = {}
+#: file digest, largest feature index and queries per (path, mtime, size), within this process
+_FILE_CACHE: dict[tuple[str, str, int, int], str | int | tuple[str, ...]] = {}
+#: a data line's qid (the second token, when it is ``qid:...``) and the rest of the line before a comment
+_QID_LINE = re.compile(rb"^[ \t\v\f]*[^\s#]+[ \t\v\f]+qid:([^\s#]*)([^\n#]*)", re.MULTILINE)
+_NOT_REGULAR = (
+    (stat.S_ISFIFO, "a FIFO (named pipe)"), (stat.S_ISCHR, "a character device"),
+    (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"), (stat.S_ISDIR, "a folder"),
+)  # fmt: skip
+
+
+def check_regular_file(path: str | os.PathLike) -> str:
+    """``path`` as an absolute path when it is a regular file (links followed), else a one-line error.
+
+    Checked with ``os.stat`` before anything opens the file: a FIFO would block the reader forever and
+    ``/dev/zero`` would fill the memory.
+
+    Raises:
+        FileNotFoundError: nothing is there.
+        ValueError: a FIFO, a device, a socket or a folder.
+    """
+    try:
+        mode = os.stat(path).st_mode
+    except FileNotFoundError:
+        raise FileNotFoundError(f"LETOR file not found: {path}") from None
+    if not stat.S_ISREG(mode):
+        kind = next((name for test, name in _NOT_REGULAR if test(mode)), "a special file")
+        raise ValueError(f"{path} is {kind}, not a regular file: LETOR data must be a file")
+    return os.path.abspath(path)
+
+
+def _pieces(path: str) -> Iterator[bytes]:
+    """The file's decompressed bytes in pieces of whole lines (CR LF and a lone CR end lines).
+
+    A truncated or corrupt compressed file is a one-line error naming the file.
+    """
+    try:
+        yield from _raw_pieces(Path(path))
+    except (OSError, EOFError, lzma.LZMAError) as e:
+        raise ValueError(f"{path}: cannot read the file (truncated or corrupt?): {e}") from None
 
 
 def _stat_key(kind: str, path: str) -> tuple[str, str, int, int]:
@@ -106,22 +146,57 @@ def _chunk_max_index(buf: bytes) -> int:
 
 
 def _max_feature_index(path: str) -> int:
-    """The largest feature index of a LETOR file, from one vectorised pass over its bytes (cached)."""
+    """The largest feature index of a LETOR file, from one vectorised pass over its bytes (cached).
+
+    Lines end at LF, CR LF or a lone CR, as the readers split them.
+    """
     key = _stat_key("width", path)
     if key not in _FILE_CACHE:
-        with open(path, "rb") as probe:
-            kind = _compression(probe.read(10))
-        best, rest = 0, b""
-        with open(path, "rb") if kind is None else _OPENERS[kind](path, "rb") as fh:
-            while block := fh.read(_CHUNK):
-                cut = block.rfind(b"\n") + 1
-                if cut:
-                    best = max(best, _chunk_max_index(rest + block[:cut]))
-                    rest = block[cut:]
-                else:
-                    rest += block
-        _FILE_CACHE[key] = max(best, _chunk_max_index(rest + b"\n"))
-    return int(_FILE_CACHE[key])
+        _FILE_CACHE[key] = max((_chunk_max_index(piece) for piece in _pieces(path)), default=0)
+    width = _FILE_CACHE[key]
+    assert isinstance(width, int)
+    return width
+
+
+def _scan_queries(path: str) -> tuple[str, ...]:
+    """The distinct ``qid:`` values of a LETOR file in file order, from a regex pass over its bytes (cached).
+
+    Empty for a file whose lines carry no ``qid:`` (its queries come from a group file).
+    """
+    key = _stat_key("qids", path)
+    if key not in _FILE_CACHE:
+        seen: dict[str, None] = {}
+        for piece in _pieces(path):
+            for match in _QID_LINE.finditer(piece):
+                seen.setdefault(match.group(1).decode("utf-8", "replace"), None)
+        _FILE_CACHE[key] = tuple(seen)
+    queries = _FILE_CACHE[key]
+    assert isinstance(queries, tuple)
+    return queries
+
+
+def _feature_varies(path: str, feature: int) -> bool:
+    """Whether feature ``feature`` (1-based) takes two values within some query of the file.
+
+    A line without the feature holds 0 (the sparse format). Stops at the first such query; a file whose
+    lines carry no ``qid:`` counts as varying (its queries are not known from the lines).
+    """
+    token = re.compile(rb"(?:^|[ \t\v\f])" + str(feature).encode() + rb":([^\s#]+)")
+    values: dict[bytes, set[float]] = {}
+    any_line = False
+    for piece in _pieces(path):
+        for match in _QID_LINE.finditer(piece):
+            any_line = True
+            found = token.search(match.group(2))
+            try:
+                value = float(found.group(1)) if found else 0.0
+            except ValueError:
+                return True  # a malformed value: the reader names its line later
+            seen = values.setdefault(match.group(1), set())
+            seen.add(value)
+            if len(seen) > 1:
+                return True
+    return not any_line
 
 
 @dataclass(frozen=True)
@@ -174,6 +249,42 @@ class LetorSplit:
         }
         return hashlib.sha256(json.dumps(spec).encode()).hexdigest()
 
+    def feature_varies(self, feature: int) -> bool:
+        """Whether feature ``feature`` (1-based) takes two values within some query of the split's files.
+
+        A scan of the files' bytes that stops at the first such query (absent features are 0); files
+        whose lines carry no ``qid:`` count as varying. A baseline feature that varies in no query
+        ranks nothing.
+        """
+        return self.query_file is not None or any(_feature_varies(f, feature) for f in self.files)
+
+    def queries(self) -> tuple[str, ...] | None:
+        """The split's query ids, from a scan of its files' ``qid:`` tokens (cached per file).
+
+        None for files without ``qid:`` tokens (their queries are numbered from a group file).
+        """
+        if self.qids is not None:
+            return None if self.query_file is not None else self.qids
+        if self.query_file is not None:
+            return None
+        return tuple(q for f in self.files for q in _scan_queries(f))
+
+
+_ROLES = ("train", "vali", "test")
+
+
+def _check_disjoint(name: str, splits: dict[str, tuple[str, Sequence[str]]]) -> None:
+    """A query in two splits of one fold is an error naming it, both splits and their files."""
+    owner: dict[str, str] = {}
+    for role, (where, queries) in splits.items():
+        for q in dict.fromkeys(queries):
+            if q in owner:
+                raise ValueError(
+                    f"{name}: qid {q!r} is in both the {owner[q]} split ({splits[owner[q]][0]}) and the "
+                    f"{role} split ({where}): a fold's training, validation and test queries must be disjoint"
+                )
+            owner[q] = role
+
 
 @dataclass(frozen=True)
 class LetorFold:
@@ -183,13 +294,28 @@ class LetorFold:
         name: ``"Fold1"`` .. ``"FoldK"``.
         train: the training split.
         vali: the validation split (early stopping).
-        test: the test split: its queries are in neither of the others.
+        test: the test split: its queries are in neither of the others (:meth:`check_disjoint`).
+        layout: how the folds were found (``"Fold1..Fold5 folders"``, ``"partitions S1..S5"``, ...).
     """
 
     name: str
     train: LetorSplit
     vali: LetorSplit
     test: LetorSplit
+    layout: str = ""
+
+    def check_disjoint(self) -> None:
+        """Check that no query is in two of the fold's splits (a scan of the ``qid:`` tokens, cached).
+
+        Splits whose files carry no ``qid:`` (numbered from a group file) are not checked.
+
+        Raises:
+            ValueError: a qid in two splits, naming it, the splits and their files.
+        """
+        splits = {r: getattr(self, r) for r in _ROLES}
+        queries = {r: s.queries() for r, s in splits.items()}
+        if all(q is not None for q in queries.values()):
+            _check_disjoint(self.name, {r: (" + ".join(splits[r].files), queries[r]) for r in _ROLES})
 
     def digest(self) -> str:
         """sha256 of the three splits' digests, each under its role (the fold's name does not enter it)."""
@@ -208,7 +334,11 @@ class LetorFold:
                 and len({(s.files, s.query_file) for s in splits}) == 1):
             whole = LetorSplit(self.train.files, None, self.train.query_file).load(width)
             return _keep_queries(whole, train), _keep_queries(whole, vali), _keep_queries(whole, test)
-        return self.train.load(width), self.vali.load(width), self.test.load(width)
+        loaded = (self.train.load(width), self.vali.load(width), self.test.load(width))
+        if all(s.query_file is None for s in splits):  # the data as read, whatever the files became
+            _check_disjoint(self.name, {r: (d.path, d.qid[_query_starts(d)].tolist())
+                                        for r, d in zip(_ROLES, loaded, strict=True)})  # fmt: skip
+        return loaded
 
 
 def _freeze(
@@ -294,13 +424,19 @@ def _rotation(k: int, n_parts: int) -> tuple[list[int], int, int]:
 
 def _check_first_line(path: str, query_file: str | None) -> None:
     """An empty file, or lines without ``qid:`` and no group file, fail here, before any fold is loaded."""
-    with open_text(path) as fh:
-        for line in fh:
-            tokens = line.partition("#")[0].split(None, 2)
-            if tokens:
-                break
-        else:
-            raise ValueError(f"{path}: no data lines")
+    check_regular_file(path)
+    try:
+        with open_text(path) as fh:
+            for line in fh:
+                tokens = line.partition("#")[0].split(None, 2)
+                if tokens:
+                    break
+            else:
+                raise ValueError(f"{path}: no data lines")
+    except UnicodeDecodeError as e:
+        raise ValueError(f"{path}: not UTF-8 text (undecodable byte {e.object[e.start]:#04x})") from None
+    except (OSError, EOFError, lzma.LZMAError) as e:
+        raise ValueError(f"{path}: cannot read the file (truncated or corrupt?): {e}") from None
     if not (len(tokens) > 1 and tokens[1].startswith("qid:")) and query_file is None:
         raise ValueError(
             f"{path}: lines carry no 'qid:' token and no query_file was given "
@@ -325,6 +461,8 @@ def _numbered(folder: Path, pattern: re.Pattern[str], want_dir: bool, what: str)
         match = pattern.fullmatch(entry.name)
         if match is None or entry.is_dir() != want_dir:
             continue
+        if not want_dir:
+            check_regular_file(entry.path)  # a FIFO or a device named S1 is refused, not opened
         k = int(match.group(1))
         if k in found:
             raise ValueError(f"{folder}: {what}{k} twice ({Path(found[k]).name} and {entry.name})")
@@ -339,13 +477,13 @@ def _numbered(folder: Path, pattern: re.Pattern[str], want_dir: bool, what: str)
 def _split_file(folder: Path, role: str) -> str | None:
     """The one file of ``role`` in a fold folder, None when there is none; an error when there are two."""
     names = [s + x for s in SPLIT_NAMES[role] for x in _SUFFIXES]
-    found = [n for n in names if (folder / n).is_file()]
+    found = [n for n in names if (folder / n).exists() and not (folder / n).is_dir()]
     if len(found) > 1:
         raise ValueError(f"{folder}: {len(found)} {role} files ({', '.join(found)}); keep one")
-    return os.path.abspath(folder / found[0]) if found else None
+    return check_regular_file(folder / found[0]) if found else None
 
 
-def _fold_of_folder(name: str, folder: Path) -> LetorFold:
+def _fold_of_folder(name: str, folder: Path, layout: str) -> LetorFold:
     splits = {}
     for role in SPLIT_NAMES:
         path = _split_file(folder, role)
@@ -355,7 +493,7 @@ def _fold_of_folder(name: str, folder: Path) -> LetorFold:
         group = _group_file_of(path)
         _check_first_line(path, group)
         splits[role] = LetorSplit((path,), None, group)
-    return LetorFold(name, splits["train"], splits["vali"], splits["test"])
+    return LetorFold(name, splits["train"], splits["vali"], splits["test"], layout)
 
 
 def _partition_folds(folder: Path, parts: dict[int, str]) -> list[LetorFold]:
@@ -364,13 +502,14 @@ def _partition_folds(folder: Path, parts: dict[int, str]) -> list[LetorFold]:
     for path in parts.values():
         _check_first_line(path, None)  # partitions are concatenated: their queries need qid: tokens
     files = [parts[k] for k in sorted(parts)]
+    layout = f"partitions S1..S{len(files)}"
     folds = []
     for k in range(len(files)):
         train, vali, test = _rotation(k, len(files))
         folds.append(
             LetorFold(
                 f"Fold{k + 1}", LetorSplit(tuple(files[i] for i in train)), LetorSplit((files[vali],)),
-                LetorSplit((files[test],)),
+                LetorSplit((files[test],)), layout,
             )  # fmt: skip
         )
     return folds
@@ -382,9 +521,10 @@ def _folder_folds(folder: Path) -> list[LetorFold]:
         return _partition_folds(folder, parts)
     dirs = _numbered(folder, _FOLD_DIR, True, "fold folder Fold")
     if dirs:
-        return [_fold_of_folder(Path(dirs[k]).name, Path(dirs[k])) for k in sorted(dirs)]
+        layout = "fold folder Fold1" if len(dirs) == 1 else f"fold folders Fold1..Fold{len(dirs)}"
+        return [_fold_of_folder(Path(dirs[k]).name, Path(dirs[k]), layout) for k in sorted(dirs)]
     if any(_split_file(folder, role) for role in SPLIT_NAMES):
-        return [_fold_of_folder("Fold1", folder)]
+        return [_fold_of_folder("Fold1", folder, "train/vali/test files of one fold")]
     raise FileNotFoundError(
         f"{folder}: no Fold1..FoldK folders, S1..SK partitions or train/vali/test files (not a LETOR folder?)"
     )
@@ -394,6 +534,7 @@ def _file_queries(path: str, query_file: str | None) -> list[str]:
     """The queries of one LETOR file in file order, from a light scan (the ``qid:`` token of each line)."""
     first: dict[str, int] = {}
     runs, previous, has_qid = 0, None, None
+    _max_feature_index(path)  # reads every byte: a truncated or corrupt file fails here, naming itself
     with open_text(path) as fh:
         for lineno, line in enumerate(fh, 1):
             tokens = line.partition("#")[0].split(None, 2)
@@ -429,9 +570,10 @@ def _file_folds(path: str, n_parts: int, seed: int, query_file: str | None) -> l
         return LetorSplit((path,), tuple(str(q) for q in qids[rows]), query_file)
 
     folds = []
+    layout = f"one file split by query into {n_parts} parts (split seed {seed})"
     for k in range(n_parts):
         train, vali, test = _rotation(k, n_parts)
-        folds.append(LetorFold(f"Fold{k + 1}", split(train), split([vali]), split([test])))
+        folds.append(LetorFold(f"Fold{k + 1}", split(train), split([vali]), split([test]), layout))
     return folds
 
 
@@ -453,14 +595,17 @@ def letor_folds(
             ``<path>.query`` when it exists, as :func:`read_letor` does).
 
     Returns:
-        The folds in order, ``Fold1`` first. No data is read but a light check of each file's first line
-        (one file: a scan of its ``qid:`` tokens).
+        The folds in order, ``Fold1`` first (each with its :attr:`~LetorFold.layout`). No data is
+        parsed: each file's first line is checked and its ``qid:`` tokens scanned (a regular-expression
+        pass over its bytes, cached per file), so that a query in two splits of a fold is found here.
 
     Raises:
         FileNotFoundError: ``path`` does not exist, a fold lacks a split, the folder holds no folds.
         ValueError: a gap in the fold or partition numbers, two files for one split, ``folds`` given for
             a folder or not for a file, ``folds`` < 3 or more than the queries, an empty file, a file
-            whose lines carry no ``qid:`` without a group file.
+            whose lines carry no ``qid:`` without a group file, a query in two splits of one fold
+            (:meth:`LetorFold.check_disjoint`), a data file that is not a regular file (a FIFO, a
+            device: refused before it is opened), a truncated or corrupt compressed file.
         TypeError: ``folds`` or ``seed`` is not an integer.
     """
     p = Path(path)
@@ -469,26 +614,32 @@ def letor_folds(
     if p.is_dir():
         if folds is not None:
             raise ValueError(f"{p} is a folder of folds: folds= splits one LETOR file, leave it out")
-        return _folder_folds(p)
-    if folds is None:
-        raise ValueError(f"{p} is one LETOR file: give folds=K (K >= 3) to split its queries into K folds")
-    n_parts = check_int(folds, "folds", minimum=3)
-    seed = check_int(seed, "seed", minimum=0)
-    file = os.path.abspath(p)
-    return _file_folds(file, n_parts, seed, _group_file_of(file, query_file))
+        found = _folder_folds(p)
+    else:
+        file = check_regular_file(p)
+        if folds is None:
+            raise ValueError(f"{p} is one LETOR file: give folds=K (K >= 3) to split its queries into K "
+                             "folds")
+        n_parts = check_int(folds, "folds", minimum=3)
+        seed = check_int(seed, "seed", minimum=0)
+        found = _file_folds(file, n_parts, seed, _group_file_of(file, query_file))
+    for fold in found:
+        fold.check_disjoint()
+    return found
 
 
 def run_baseline_scores(data: LetorData, run: pd.DataFrame, *, name: str) -> np.ndarray:
-    """A TREC run's scores of the rows of ``data``, matched by qid and LETOR docid: a baseline column.
+    """A TREC run's ranking of the rows of ``data``, matched by qid and LETOR docid, as a baseline column.
 
-    A row the run ranks gets the run's ``score``. A row it does not rank (the run left the document
-    out, or has no list for the query) goes below every document of the run:
-    ``m − 1 − (ℓ − ℓmin) / (ℓmax − ℓmin + 1)``, ``m`` the run's lowest score, ``ℓ`` the row's label
-    and ``ℓmin``/``ℓmax`` the labels' range in ``data``. Unranked rows thus follow the ranked ones,
-    lower labels first, so they add no gain the run did not earn while the query has enough
-    non-relevant unranked rows to fill the cutoff (else the baseline's NDCG is an upper bound of the
-    run's). For MQ2008-agg's runs this orders every query as
-    :func:`~pyterrier_risk.data.agg_baseline_scores` does.
+    The column keeps the run's order, not its values: a row the run ranks gets ``1 + r``, ``r`` the
+    rank of its score among the distinct scores of the matched rows (0 the lowest; tied scores stay
+    tied); a row it does not rank (the run left the document out, or has no list for the query) gets
+    ``−(ℓ − ℓmin) / (ℓmax − ℓmin + 1)`` in (−1, 0], ``ℓ`` the row's label and ``ℓmin``/``ℓmax`` the
+    labels' range in ``data``. Unranked rows thus follow the ranked ones, lower labels first, so they
+    add no gain the run did not earn while the query has enough non-relevant unranked rows to fill
+    the cutoff (else the baseline's NDCG is an upper bound of the run's). Ranks, not an offset added
+    to the scores, so that no score's size (1e18) can merge an unranked row with a ranked one. For
+    MQ2008-agg's runs this orders every query as :func:`~pyterrier_risk.data.agg_baseline_scores` does.
 
     Args:
         data: LETOR rows with docids (``#docid = ...`` comments).
@@ -496,7 +647,7 @@ def run_baseline_scores(data: LetorData, run: pd.DataFrame, *, name: str) -> np.
         name: the run's name, for messages.
 
     Returns:
-        One float64 score per row of ``data``.
+        One float64 value per row of ``data``: larger ranks higher.
 
     Raises:
         ValueError: ``data`` has no docids, the run lacks a column, lists a (qid, docno) twice, has an
@@ -520,8 +671,8 @@ def run_baseline_scores(data: LetorData, run: pd.DataFrame, *, name: str) -> np.
         raise ValueError(f"run {name!r} matches none of the {len(data)} rows of {data.path} by qid and docid")
     if not np.isfinite(score[hit]).all():
         raise ValueError(f"run {name!r} has an infinite or NaN score for a row of {data.path}")
-    scores = ranked["score"].to_numpy()
-    floor = float(scores[np.isfinite(scores)].min())
+    order = np.unique(score[hit], return_inverse=True)[1].reshape(-1)
     y = data.y.astype(np.float64)
-    unranked = floor - 1.0 - (y - y.min()) / (y.max() - y.min() + 1.0)
-    return np.where(hit, score, unranked)
+    out = -(y - y.min()) / (y.max() - y.min() + 1.0)
+    out[hit] = 1.0 + order
+    return out

@@ -27,6 +27,7 @@ _EXPORTS = {
     "validation_curve": "_convergence",
 }
 # helpers the other layers use (they import a layer through its package, never its private modules)
-_INTERNAL = {"THREAD_ALIASES": "_lightgbm_params"}
+_INTERNAL = {"THREAD_ALIASES": "_lightgbm_params", "CONSTRUCTOR_ALIASES": "_lightgbm_params",
+             "lightgbm_parameter_name": "_lightgbm_params", "lightgbm_parameters": "_lightgbm_params"}
 __all__ = list(_EXPORTS)
 __getattr__, __dir__ = lazy_exports(__name__, {**_EXPORTS, **_INTERNAL})

@@ -7,6 +7,8 @@
   arguments and the lambdarank parameters.
 * :data:`CONSTRUCTOR_ALIASES` and :data:`THREAD_ALIASES`: LightGBM's aliases of what
   ``RiskLambdaMART`` sets itself, and of ``num_threads``.
+* :func:`lightgbm_parameters`: LightGBM's own table of its parameters and their aliases, and
+  :func:`lightgbm_parameter_name`, the parameter a name (or alias) stands for.
 
 This module imports nothing from the package, so that both the registry (``objectives``) and the
 driver can depend on it.
@@ -14,6 +16,7 @@ driver can depend on it.
 
 from __future__ import annotations
 
+import functools
 from types import MappingProxyType
 from typing import Any
 
@@ -24,6 +27,8 @@ __all__ = [
     "LAMBDARANK_PARAMS",
     "RESERVED_OPTIONS",
     "THREAD_ALIASES",
+    "lightgbm_parameter_name",
+    "lightgbm_parameters",
 ]
 
 LAMBDARANK_DEFAULTS: MappingProxyType[str, Any] = MappingProxyType({
@@ -52,3 +57,40 @@ CONSTRUCTOR_ALIASES: MappingProxyType[str, str] = MappingProxyType({
     **dict.fromkeys(("eval_at", "ndcg_eval_at", "ndcg_at", "map_eval_at", "map_at"), "cutoff"),
 })  # fmt: skip
 THREAD_ALIASES = ("num_threads", "num_thread", "nthread", "nthreads", "n_jobs")
+
+
+@functools.cache
+def lightgbm_parameters() -> MappingProxyType[str, tuple[str, ...]] | None:
+    """LightGBM's own table of its parameters: each name with its aliases (the installed version's).
+
+    The one place where the package reaches past LightGBM's public Python API. The table comes from
+    LightGBM's C API function ``LGBM_DumpParamAliases`` (public in ``c_api.h``), which the Python
+    package calls in ``lightgbm.basic._ConfigAliases`` and exposes no public name for; reading it
+    there keeps the table LightGBM's own (no copy that drifts from the installed version).
+    ``tests/test_learn_inputs.py::test_lightgbm_parameter_table_is_lightgbms`` fails if LightGBM
+    moves it; here, a LightGBM without it gives None (the callers then check only the names they know).
+
+    Returns:
+        ``{name: (name, *aliases)}`` for every parameter, or None when the table cannot be read.
+    """
+    try:
+        from lightgbm.basic import _ConfigAliases
+
+        table = _ConfigAliases._get_all_param_aliases()
+        return MappingProxyType({str(k): tuple(str(a) for a in v) for k, v in table.items()})
+    except Exception:  # noqa: BLE001 - a LightGBM without the private table: no table, not a crash
+        return None
+
+
+def lightgbm_parameter_name(name: str) -> str | None:
+    """The LightGBM parameter that ``name`` is (itself or one of its aliases); None when LightGBM has none.
+
+    When LightGBM's table cannot be read (:func:`lightgbm_parameters` is None), ``name`` itself.
+    """
+    table = lightgbm_parameters()
+    if table is None:
+        return name
+    for parameter, names in table.items():
+        if name in names:
+            return parameter
+    return None

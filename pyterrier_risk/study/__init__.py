@@ -80,6 +80,7 @@ _EXPORTS = {
     "Baseline": "_learn_settings",
     "LearnSettings": "_learn_settings",
     "parse_param": "_learn_settings",
+    "SettingError": "_learn_settings",
     "RiskStudyResult": "_learn_result",
     "risk_study": "_learn",
     "LearnerTables": "_learn_tables",

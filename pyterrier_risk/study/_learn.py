@@ -10,7 +10,10 @@ The tasks run on a local process pool or a Dask cluster (:mod:`._learn_exec`), o
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import os
+import sys
+import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -26,6 +29,7 @@ from ._learn_settings import (
     EVAL_ALPHA,
     REFERENCE,
     LearnSettings,
+    SettingError,
     available_cores,
     check_models,
     learn_settings,
@@ -38,19 +42,94 @@ from ._settings import StudyError
 __all__ = ["RiskStudyResult", "risk_study"]
 
 def _load_folds(settings: LearnSettings) -> tuple[list[Any], int]:
-    """The folds and the feature count; a missing fold/split or a feature out of range is an error."""
+    """The folds and the feature count, every check that needs no parsed data done.
+
+    A missing fold or split, a query in two splits of a fold, a FIFO or device as data, a truncated
+    compressed file, a feature out of range or constant within every query, a 1-fold study not asked
+    for: one-line errors, before any model is fit.
+    """
     from ..data import check_feature_number, letor_folds, letor_n_features
 
+    path = Path(settings.data)
+    if not path.is_dir() and settings.folds is None:
+        raise SettingError(f"⟨data⟩ {path} is one LETOR file: give ⟨folds=K⟩ (K >= 3) to split its queries "
+                           "into K folds")
+    if not path.is_dir() and settings.folds is not None and settings.folds < 3:
+        raise SettingError(f"⟨folds⟩ {settings.folds}: one LETOR file is split into K >= 3 folds (each "
+                           "trains on K - 2 parts, validates on one and tests on one)")
     try:
-        folds = letor_folds(settings.data, folds=settings.folds, seed=settings.split_seed)
+        folds = (letor_folds(path) if path.is_dir() else
+                 letor_folds(path, folds=settings.folds, seed=settings.split_seed))  # fmt: skip
         width = int(letor_n_features(folds))
         for b in settings.all_baselines():
             if b.feature is not None:
-                where = "--baseline" if b == settings.baseline else "--baselines"
-                check_feature_number(b.feature, width, where)
+                key = "baseline" if b == settings.baseline else "baselines"
+                try:
+                    check_feature_number(b.feature, width, key)
+                except ValueError as e:
+                    raise SettingError(f"⟨{key}⟩{str(e).removeprefix(key)}") from None
+                _check_varies(folds, b.feature, key)
+    except StudyError:
+        raise
     except (OSError, ValueError) as e:
         raise StudyError(" ".join(str(e).split())) from None
+    _check_fold_count(path, folds, settings.folds)
     return folds, width
+
+
+def _check_varies(folds: list[Any], feature: int, key: str) -> None:
+    """A baseline feature with one value within every test query ranks nothing: an error naming it."""
+    if not any(fold.test.feature_varies(feature) for fold in folds):
+        raise SettingError(f"⟨{key}⟩ {feature}: feature {feature} has one value within every test query: as "
+                           "a baseline it ranks nothing (its NDCG is the file order's, and the Kendall "
+                           "distance to it is undefined); choose another feature")
+
+
+def _check_fold_count(path: Path, folds: list[Any], asked: int | None) -> None:
+    """A folder's fold count, checked against ``folds`` when given; one fold only when asked for."""
+    layout = folds[0].layout
+    if path.is_dir() and asked is not None and asked != len(folds):
+        raise SettingError(f"⟨data⟩ {path} holds {len(folds)} folds ({layout}), not ⟨folds={asked}⟩")
+    if len(folds) == 1 and asked != 1:
+        raise SettingError(f"⟨data⟩ {path} holds one fold ({layout}): its test queries are one split, not a "
+                           "cross-validation; give ⟨folds=1⟩ to run a 1-fold study")
+
+
+def _coverage_notes(settings: LearnSettings, folds: list[Any]) -> tuple[str, ...]:
+    """One note per baseline run that ranks no document of some test queries, with the count."""
+    from ..data import read_run
+
+    runs = [b for b in settings.all_baselines() if b.run is not None]
+    if not runs:
+        return ()
+    tested = [set(q) for q in (fold.test.queries() for fold in folds) if q is not None]
+    if len(tested) != len(folds):
+        return ()
+    test_queries = set().union(*tested)
+    notes = []
+    for b in runs:
+        try:
+            ranked = set(read_run(b.run)["qid"].astype(str))
+        except (OSError, ValueError) as e:
+            raise SettingError(f"⟨{'baseline' if b == settings.baseline else 'baselines'}⟩ {b.run}: "
+                               f"{' '.join(str(e).split())}") from None
+        lacking = len(test_queries - ranked)
+        if lacking:
+            notes.append(f"baseline {b.name}: the run ranks no document of {lacking} of the "
+                         f"{len(test_queries)} test queries (their documents rank below the run's, lowest "
+                         "label first)")
+    return tuple(notes)
+
+
+def _with_folds(settings: LearnSettings, folds: list[Any], progress: bool) -> LearnSettings:
+    """The settings with the layout, the fold count and the notes (printed; kept in settings.json)."""
+    notes = _coverage_notes(settings, folds)
+    if progress:
+        plural = "s" if len(folds) > 1 else ""
+        print(f"learn: {len(folds)} fold{plural} ({folds[0].layout}) in {settings.data}", file=sys.stderr)
+    for note in notes:
+        print(f"note: {note}", file=sys.stderr)
+    return dataclasses.replace(settings, layout=folds[0].layout, n_folds=len(folds), notes=notes)
 
 
 def _tasks(settings: LearnSettings, folds: list[Any], width: int) -> list[LearnTask]:
@@ -77,13 +156,20 @@ def _check_out(out: str | os.PathLike | None) -> Path | None:
     if out is None:
         return None
     path = Path(out)
+    try:
+        os.path.realpath(path, strict=True)  # a symbolic link loop, a path through a regular file
+    except FileNotFoundError:
+        pass
+    except OSError as e:
+        raise SettingError(f"⟨out⟩ {path}: {e.strerror or e}") from None
     if path.exists() and not path.is_dir():
-        raise StudyError(f"--out {path}: exists and is not a folder")
+        raise SettingError(f"⟨out⟩ {path}: exists and is not a folder")
     parent = path
-    while not parent.exists():
+    while not parent.exists() and not parent.is_symlink():
         parent = parent.parent
-    if not os.access(parent, os.W_OK):
-        raise StudyError(f"--out {path}: {parent} is not writable")
+    if not parent.is_dir():
+        raise SettingError(f"⟨out⟩ {path}: {parent} is not a folder")
+    _probe(path, parent)
     return path
 
 
@@ -93,6 +179,15 @@ def _check_out_files(folder: Path | None, settings: LearnSettings) -> None:
     models = [run_name(o, a, s) for o, a in grid for s in settings.seeds]
     check_run_names(models, [b.name for b in settings.all_baselines()])
     check_out_inputs(folder, settings)
+def _probe(path: Path, parent: Path) -> None:
+    """Write and remove a small file in ``parent``: an unwritable folder or a full disk fails here."""
+    try:
+        with tempfile.NamedTemporaryFile(dir=parent, prefix=".pyterrier-risk-probe-") as fh:
+            fh.write(b"\0" * 4096)
+            fh.flush()
+            os.fsync(fh.fileno())
+    except OSError as e:
+        raise SettingError(f"⟨out⟩ {path}: cannot write in {parent}: {e.strerror or e}") from None
 
 
 def _workers(workers: int | None, threads: int) -> int:
@@ -206,6 +301,7 @@ def risk_study(
     folder = _check_out(out)
     _check_out_files(folder, settings)
     fold_list, width = _load_folds(settings)
+    settings = _with_folds(settings, fold_list, progress)
     tasks = _tasks(settings, fold_list, width)
     own = connect(scheduler) if scheduler is not None else None
     with contextlib.ExitStack() as held:

@@ -3,20 +3,31 @@
 One source for the defaults the command and the function share, and the check of every argument
 before any data is read or anything is written. Settings are plain, picklable data: a task carries
 them to a worker process or a Dask worker unchanged.
+
+Errors name arguments by neutral keys (:class:`SettingError`): ``str(error)`` speaks Python
+(``rounds``, ``folds=K``) and the command renders the same error with its flags (``--rounds``,
+``--folds K``), so each interface's user reads the words they typed (issue 29 item 10).
 """
 
 from __future__ import annotations
 
+import difflib
 import importlib
 import os
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
 from ..core import check_alpha, check_int
-from ..learning import THREAD_ALIASES, get_objective
+from ..learning import (
+    CONSTRUCTOR_ALIASES,
+    THREAD_ALIASES,
+    get_objective,
+    lightgbm_parameter_name,
+    lightgbm_parameters,
+)
 from ._settings import StudyError, risk_objectives
 
 __all__ = [
@@ -29,6 +40,7 @@ __all__ = [
     "REFERENCE",
     "Baseline",
     "LearnSettings",
+    "SettingError",
     "available_cores",
     "learn_settings",
     "parse_param",
@@ -42,15 +54,51 @@ DEFAULT_SPLIT_SEED = 0
 EVAL_ALPHA = 1.0  # GeoRisk's α in the table (Dinçer et al. 2016 report α = 1 among others)
 REFERENCE = "lambdarank"  # plain LambdaMART at α = 0: every model is compared with it
 CUTOFF = 10  # NDCG@10: the objectives' cutoff, early stopping's metric and the tables' measure
-#: LightGBM parameters the study sets itself (and their aliases), with the option that sets them
+MAX_SEED = 2**31 - 1  # LightGBM's seed is a C int: 2^31 gives seed 0's model, 2^32 - 1 seed 2^31 - 1's
+#: LightGBM parameters the study sets itself, by LightGBM's name (its aliases are found from LightGBM's
+#: own table), with what sets them; the constructor's names and the thread aliases for a LightGBM
+#: whose table cannot be read
 _STUDY_PARAMS = {
-    **dict.fromkeys(("seed", "random_seed", "random_state"), "--seeds"),
-    **dict.fromkeys(THREAD_ALIASES, "--threads"),
+    "seed": "⟨seeds⟩",
+    "num_threads": "⟨threads⟩",
+    **dict.fromkeys(THREAD_ALIASES, "⟨threads⟩"),
     "deterministic": "always true",
     "force_row_wise": "always true",
     "verbosity": "always -1",
-    "verbose": "always -1",
+    "num_iterations": "⟨rounds⟩",
+    "num_boost_round": "⟨rounds⟩",
+    "early_stopping_round": "⟨early_stopping⟩",
+    "early_stopping_rounds": "⟨early_stopping⟩",
+    "objective": "⟨objectives⟩",
+    "eval_at": "always 10: NDCG@10 is the study's measure",
+    "cutoff": "always 10: NDCG@10 is the study's measure",
+    "metric": "always NDCG@10: early stopping, curves.csv and the tables use it",
 }
+_WORD = re.compile(r"⟨([a-z_]+)(?:=([^⟩]*))?⟩")
+
+
+class SettingError(StudyError):
+    """A bad argument of a study, its message naming arguments by neutral keys.
+
+    The template writes ``⟨rounds⟩`` for an argument and ``⟨folds=K⟩`` for an argument with a value.
+    ``str(error)`` renders them as Python's keywords (``rounds``, ``folds=K``); :meth:`render` with
+    the command's flags as the command line's (``--rounds``, ``--folds K``).
+    """
+
+    def __init__(self, template: str) -> None:
+        self.template = template
+        super().__init__(self.render())
+
+    def render(self, flags: Mapping[str, str] | None = None) -> str:
+        """The message with each argument named by ``flags`` (key -> flag), else by its keyword."""
+
+        def word(match: re.Match[str]) -> str:
+            key, value = match.group(1), match.group(2)
+            if flags is None or key not in flags:
+                return key if value is None else f"{key}={value}"
+            return flags[key] if value is None else f"{flags[key]} {value}"
+
+        return _WORD.sub(word, self.template)
 _INT = re.compile(r"[-+]?\d+")
 _FLOAT = re.compile(r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?")
 
@@ -59,14 +107,19 @@ _FLOAT = re.compile(r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?")
 class Baseline:
     """One baseline of a study: a LETOR feature (1-based ``feature``) or a TREC run file (``run``).
 
-    ``name`` is ``F<n>`` for feature n, else the run file's name without ``.run``/``.gz`` suffixes;
-    ``digest`` is the run file's sha256 (the task cache key holds it, not the path).
+    ``name`` is ``F<n>`` for feature n, else the run file's name without ``.run``/``.gz`` suffixes, each
+    run of white space as ``_`` (the name is a TREC run tag); ``digest`` is the run file's sha256 (the
+    task cache key holds it, not the path).
     """
 
     name: str
     feature: int | None = None
     run: str | None = None
     digest: str = ""
+
+    def describe(self) -> str:
+        """``feature 25`` or ``run file /path/sys.run.gz``: what the baseline is, for messages."""
+        return f"feature {self.feature}" if self.run is None else f"run file {self.run}"
 
 
 @dataclass(frozen=True)
@@ -89,6 +142,9 @@ class LearnSettings:
     threads: int
     imports: tuple[str, ...] = field(default=())
     user_objectives: tuple[tuple[str, str, str], ...] = field(default=())
+    layout: str = ""  # how the folds were found (set once they are: risk_study)
+    n_folds: int = 0
+    notes: tuple[str, ...] = field(default=())  # what the study noticed in its inputs (settings.json)
 
     @property
     def single(self) -> str | None:
@@ -136,18 +192,47 @@ def _value(text: str) -> Any:
     return text
 
 
+def _check_param(name: str, text: str) -> None:
+    """A parameter the study sets itself, or one LightGBM does not know, is an error naming it."""
+    canonical = lightgbm_parameter_name(name)
+    if canonical is None:
+        table = lightgbm_parameters() or {}
+        known = sorted({alias for names in table.values() for alias in names})
+        close = difflib.get_close_matches(name, known, n=1)
+        hint = f" (did you mean {close[0]}?)" if close else ""
+        raise SettingError(f"⟨params⟩ {text}: LightGBM {_lightgbm_version()} has no parameter {name!r}{hint}")
+    reason = _STUDY_PARAMS.get(canonical) or _STUDY_PARAMS.get(name) or _STUDY_PARAMS.get(
+        CONSTRUCTOR_ALIASES.get(name, ""))
+    if reason:
+        same = "" if canonical == name else f", LightGBM's {canonical}"
+        raise SettingError(f"⟨params⟩ {name}{same}: the study sets it ({reason})")
+
+
+def _lightgbm_version() -> str:
+    import lightgbm
+
+    return str(lightgbm.__version__)
+
+
 def parse_param(text: str) -> tuple[str, Any]:
     """``name=value`` as LightGBM parses it: true/false, integers, floats, comma lists, else text.
 
     Raises:
-        StudyError: no ``=``, an empty name or value, or a parameter the study sets itself.
+        SettingError: no ``=``, an empty name or value, a parameter the study sets itself (or an alias
+            of one, from LightGBM's own table), or a name LightGBM does not know.
     """
+    name, value = _name_value(text, "params")
+    _check_param(name, name)
+    return name, value
+
+
+def _name_value(text: str, what: str) -> tuple[str, Any]:
+    """``name=value`` split and its value read as LightGBM reads it."""
     name, sep, raw = str(text).partition("=")
     name, raw = name.strip(), raw.strip()
     if not sep or not name or not raw:
-        raise StudyError(f"--param {text!r}: expected name=value, e.g. learning_rate=0.05")
-    if name in _STUDY_PARAMS:
-        raise StudyError(f"--param {name}: the study sets it ({_STUDY_PARAMS[name]})")
+        raise SettingError(f"⟨{what}⟩ {text!r}: expected name=value, e.g. "
+                           f"{'learning_rate=0.05' if what == 'params' else 'risk_norm=weighted'}")
     parts = [p.strip() for p in raw.split(",")]
     if len(parts) > 1:
         return name, [_value(p) for p in parts]
@@ -161,33 +246,49 @@ def _as_params(params: Any, what: str) -> tuple[tuple[str, Any], ...]:
     if isinstance(params, dict):
         pairs = list(params.items())
     elif isinstance(params, (str, bytes)):
-        raise StudyError(f"{what} must be a dict or a list of name=value strings, got {params!r}")
+        raise SettingError(f"⟨{what}⟩ must be a dict or a list of name=value strings, got {params!r}")
     else:
-        pairs = [parse_param(p) if isinstance(p, str) else tuple(p) for p in params]
+        pairs = [_name_value(p, what) if isinstance(p, str) else tuple(p) for p in params]
     for name, _ in pairs:
-        if what == "params" and name in _STUDY_PARAMS:
-            raise StudyError(f"--param {name}: the study sets it ({_STUDY_PARAMS[name]})")
+        if what == "params":
+            _check_param(str(name), str(name))
     return tuple(sorted((str(k), tuple(v) if isinstance(v, list) else v) for k, v in pairs))
 
 
-def _baseline(spec: Any) -> Baseline:
+def _run_tag(path: Path) -> str:
+    """The run file's name without compression and extension suffixes, as one word (a TREC run tag)."""
+    name = path.name
+    for suffix in (".gz", ".bz2", ".xz", ".run", ".txt", ".res"):
+        name = name.removesuffix(suffix)
+    return "_".join(name.split()) or "run"
+
+
+def _baseline(spec: Any, key: str) -> Baseline:
     """A feature number (an int or digits, 1-based) or a run file as a :class:`Baseline`."""
     import hashlib
 
     if isinstance(spec, bool):
-        raise StudyError(f"baseline {spec!r}: expected a feature number (from 1) or a TREC run file")
+        raise SettingError(f"⟨{key}⟩ {spec!r}: expected a feature number (from 1) or a TREC run file")
     if isinstance(spec, int) or (isinstance(spec, str) and spec.isascii() and spec.isdigit()):
         number = int(spec)
         if number < 1:
-            raise StudyError(f"baseline feature {number}: feature numbers start at 1 (as the LETOR file's)")
+            raise SettingError(f"⟨{key}⟩ feature {number}: feature numbers start at 1 (as the LETOR file's)")
         return Baseline(f"F{number}", feature=number)
     path = Path(os.fspath(spec))
     if not path.is_file():
-        raise StudyError(f"baseline {str(spec)!r}: neither a feature number nor a run file")
-    name = path.name
-    for suffix in (".gz", ".bz2", ".xz", ".run", ".txt", ".res"):
-        name = name.removesuffix(suffix)
-    return Baseline(name, run=str(path.resolve()), digest=hashlib.sha256(path.read_bytes()).hexdigest())
+        raise SettingError(f"⟨{key}⟩ {str(spec)!r}: neither a feature number nor a run file")
+    digest = hashlib.sha256(path.read_bytes()).hexdigest()
+    return Baseline(_run_tag(path), run=str(path.resolve()), digest=digest)
+
+
+def _distinct_names(single: Baseline | None, multiple: tuple[Baseline, ...]) -> None:
+    """Two different baselines with one name would be one column: an error naming both."""
+    seen: dict[str, Baseline] = {}
+    for b in ([] if single is None else [single]) + list(multiple):
+        other = seen.setdefault(b.name, b)
+        if other != b:
+            raise SettingError(f"two baselines are named {b.name!r} ({other.describe()} and {b.describe()}): "
+                               "each baseline's name must differ; rename a run file")
 
 
 def _objectives(objectives: Sequence[str] | None, single: bool, multiple: bool) -> tuple[str, ...]:
@@ -196,8 +297,8 @@ def _objectives(objectives: Sequence[str] | None, single: bool, multiple: bool) 
         kinds = {"single": single, "multiple": multiple}
         chosen = tuple(o for o in risk_objectives() if kinds.get(get_objective(o).baseline, True))
         if not chosen:
-            raise StudyError("no baseline given: --baseline F (U-CRO, T-SARO, T-FARO) and/or --baselines F "
-                             "[F ...] (T*-FARO, GeoRisk)")
+            raise SettingError("no baseline given: ⟨baseline=F⟩ (U-CRO, T-SARO, T-FARO) and/or "
+                               "⟨baselines=[F, ...]⟩ (T*-FARO, GeoRisk)")
         return chosen
     chosen = tuple(dict.fromkeys(str(o) for o in objectives))
     for name in chosen:
@@ -206,46 +307,67 @@ def _objectives(objectives: Sequence[str] | None, single: bool, multiple: bool) 
         except ValueError as e:
             raise StudyError(str(e)) from None
         if name == REFERENCE:
-            raise StudyError(f"objective {REFERENCE!r} is the reference every model is compared with; it is "
-                             "always trained (at α 0)")
+            raise SettingError(f"⟨objectives⟩ {REFERENCE!r} is the reference every model is compared with; "
+                               "it is always trained (at α 0)")
         if kind == "single" and not single:
-            raise StudyError(f"objective {name!r} needs a single baseline: give --baseline F")
+            raise SettingError(f"objective {name!r} needs a single baseline: give ⟨baseline=F⟩")
         if kind == "multiple" and not multiple:
-            raise StudyError(f"objective {name!r} needs several baselines: give --baselines F [F ...]")
+            raise SettingError(f"objective {name!r} needs several baselines: give ⟨baselines=[F, ...]⟩")
     if not chosen:
-        raise StudyError("no objective given")
+        raise SettingError("no objective given: ⟨objectives⟩ is empty")
     return chosen
+
+
+def _keyed(error: Exception, key: str) -> SettingError:
+    """A check's error (``'rounds must be ...'``) with its argument named by ``key``."""
+    text = str(error)
+    if text.startswith(key):
+        return SettingError(f"⟨{key}⟩{text[len(key):]}")
+    return SettingError(f"⟨{key}⟩: {text}")
 
 
 def _numbers(values: Any, what: str, check: Any) -> tuple[Any, ...]:
     """A non-empty tuple of checked values, each once, in the order given."""
     values = [values] if isinstance(values, (int, float)) else list(values)
     if not values:
-        raise StudyError(f"{what}: give at least one value")
+        raise SettingError(f"⟨{what}⟩: give at least one value")
     try:
         return tuple(dict.fromkeys(check(v) for v in values))
     except (TypeError, ValueError) as e:
-        raise StudyError(str(e) if str(e).startswith(what) else f"{what}: {e}") from None
+        raise _keyed(e, what) from None
 
 
 def _count(value: Any, name: str, *, minimum: int = 1, allow_none: bool = False) -> int | None:
     try:
         return check_int(value, name, minimum=minimum, allow_none=allow_none)
     except (TypeError, ValueError) as e:
-        raise StudyError(str(e)) from None
+        raise _keyed(e, name) from None
 
 
 def _seed(value: Any) -> int:
-    return _count(value, "seed", minimum=0)
+    """A LightGBM seed: an integer in [0, 2^31 - 1] (a larger one would wrap around to a smaller seed)."""
+    seed = check_int(value, "seed", minimum=0)
+    if seed > MAX_SEED:
+        raise ValueError(f"seed {seed} is outside [0, {MAX_SEED}]: LightGBM's seed is a C int (a larger "
+                         "seed gives the model of a smaller one)")
+    return seed
 
 
 def import_modules(names: Sequence[str]) -> None:
-    """Import each module (a user's objectives register themselves when imported)."""
+    """Import each module (a user's objectives register themselves when imported).
+
+    Raises:
+        SettingError: an empty name, or a module that cannot be imported or raises while it is (a
+            syntax error included): one line naming it.
+    """
     for name in names:
+        if not str(name).strip():
+            raise SettingError(f"⟨imports⟩ {name!r}: empty module name")
         try:
             importlib.import_module(name)
-        except ImportError as e:
-            raise StudyError(f"--import {name}: {e}") from None
+        except Exception as e:  # noqa: BLE001 - the user's module: whatever it raises is one line
+            detail = " ".join(str(e).split()) or "no message"
+            raise SettingError(f"⟨imports⟩ {name}: {type(e).__name__}: {detail}") from None
 
 
 def _user_objectives(names: Sequence[str]) -> tuple[tuple[str, str, str], ...]:
@@ -292,16 +414,18 @@ def learn_settings(
     """Check every argument of :func:`~pyterrier_risk.risk_study` (before any data is read).
 
     Raises:
-        StudyError: a one-line message naming the argument and the problem.
+        StudyError: a one-line message naming the argument and the problem (a :class:`SettingError`,
+            whose :meth:`~SettingError.render` names the argument as the command line does).
     """
     imports = tuple(str(m) for m in imports)
     import_modules(imports)
     path = Path(os.fspath(data))
     if not path.exists():
-        raise StudyError(f"LETOR data not found: {path}")
-    single = None if baseline is None else _baseline(baseline)
-    multiple = tuple(dict.fromkeys(_baseline(b) for b in ([baselines] if isinstance(baselines, (str, int))
-                                                           else baselines)))
+        raise SettingError(f"⟨data⟩ {path}: LETOR data not found")
+    single = None if baseline is None else _baseline(baseline, "baseline")
+    multiple = tuple(dict.fromkeys(_baseline(b, "baselines") for b in (
+        [baselines] if isinstance(baselines, (str, int)) else baselines)))
+    _distinct_names(single, multiple)
     names = _objectives(objectives, single is not None, bool(multiple))
     return LearnSettings(
         data=str(path.resolve()), baseline=single, baselines=multiple,
@@ -310,7 +434,7 @@ def learn_settings(
         rounds=_count(rounds, "rounds"),
         early_stopping=_count(early_stopping, "early_stopping", allow_none=True),
         params=_as_params(params, "params"), options=_as_params(options, "options"),
-        folds=_count(folds, "folds", minimum=3, allow_none=True),
+        folds=_count(folds, "folds", minimum=1, allow_none=True),
         split_seed=_count(split_seed, "split_seed", minimum=0),
         eval_alpha=_numbers([eval_alpha], "eval_alpha", check_alpha)[0], threads=_count(threads, "threads"),
         imports=imports, user_objectives=_user_objectives(names),
@@ -336,8 +460,8 @@ def check_models(settings: LearnSettings) -> None:
     declared = {o.name for name in settings.objectives for o in get_objective(name).options}
     unknown = [k for k, _ in settings.options if k not in declared]
     if unknown:
-        raise StudyError(f"--option {unknown[0]}: no objective of the study has it "
-                         f"({', '.join(settings.objectives)})")
+        raise SettingError(f"⟨options⟩ {unknown[0]}: no objective of the study has it "
+                           f"({', '.join(settings.objectives)})")
     for name in (REFERENCE, *settings.objectives):
         try:
             RiskLambdaMART(name, alpha=max(settings.alphas) if name != REFERENCE else 0.0, baseline=0,
@@ -345,4 +469,15 @@ def check_models(settings: LearnSettings) -> None:
                            early_stopping_rounds=settings.early_stopping, verbose=False,
                            objective_params=objective_options(settings, name), **settings.lightgbm(0))
         except (TypeError, ValueError) as e:
-            raise StudyError(f"{name}: {e}") from None
+            raise SettingError(f"{name}: {_study_words(str(e))}") from None
+
+
+#: the estimator's keywords, as the study's arguments name them
+_ESTIMATOR_WORDS = {"num_boost_round": "rounds", "early_stopping_rounds": "early_stopping",
+                    "objective_params": "options"}
+
+
+def _study_words(text: str) -> str:
+    """An estimator's message with its keywords as the study's keys (``num_boost_round`` -> ``⟨rounds⟩``)."""
+    words = re.compile(r"\b(" + "|".join(_ESTIMATOR_WORDS) + r")\b")
+    return words.sub(lambda m: f"⟨{_ESTIMATOR_WORDS[m.group(1)]}⟩", text)
