@@ -19,7 +19,9 @@ import pytest
 
 def import_allrank_losses() -> Any:
     """``allrank.models.losses`` (skips the test when allRank is not installed)."""
-    pytest.importorskip("torch", reason="the neural tests need PyTorch (pip install 'pyterrier-risk[neural]')")
+    pytest.importorskip(
+        "torch", reason="the neural tests need PyTorch (pip install 'pyterrier-risk[neural]')"
+    )
     try:
         import torchvision  # noqa: F401
     except ImportError:

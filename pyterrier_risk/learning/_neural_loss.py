@@ -1,18 +1,18 @@
-"""A risk-sensitive LambdaLoss for PyTorch rankers: :func:`risk_loss`.
+r"""A risk-sensitive LambdaLoss for PyTorch rankers: :func:`risk_loss`.
 
 LambdaLoss (Wang, Li, Golbandi, Bendersky & Najork, CIKM 2018), as allRank's
 ``lambdaLoss(y_pred, y_true, weighing_scheme="lambdaRank_scheme")`` computes it with its defaults
 (sum over pairs, binary log, σ = 1, padded label −1), is
 
-.. math:: \\ell = -\\sum_{q}\\sum_{(i, j):\\, y_i > y_j} |\\Delta M_{ij}|\\,
-          \\log_2 \\sigma\\big(\\sigma_s (s_i - s_j)\\big),
+.. math:: \ell = -\sum_{q}\sum_{(i, j):\, y_i > y_j} |\Delta M_{ij}|\,
+          \log_2 \sigma\big(\sigma_s (s_i - s_j)\big),
 
-with :math:`|\\Delta M_{ij}| = |1/D_i - 1/D_j|\\,|G_i - G_j|` the change of NDCG when the documents at
-the predicted ranks ``i`` and ``j`` swap (:math:`G = (2^y - 1)/\\mathrm{maxDCG}`,
-:math:`D_r = \\log_2(1 + r)`): the pair weight of LambdaRank. :func:`risk_loss` replaces that weight by
-a registered objective's :math:`|\\Delta M'_{ij}|`, computed by the objective's own rule
+with :math:`|\Delta M_{ij}| = |1/D_i - 1/D_j|\,|G_i - G_j|` the change of NDCG when the documents at
+the predicted ranks ``i`` and ``j`` swap (:math:`G = (2^y - 1)/\mathrm{maxDCG}`,
+:math:`D_r = \log_2(1 + r)`): the pair weight of LambdaRank. :func:`risk_loss` replaces that weight by
+a registered objective's :math:`|\Delta M'_{ij}|`, computed by the objective's own rule
 (:meth:`~.objectives.Objective.weights`, the one LightGBM's objective uses): a per-query multiplier
-times :math:`|\\Delta M|`, or a numba :class:`~.objectives.PairWeights` rule evaluated here over the
+times :math:`|\Delta M|`, or a numba :class:`~.objectives.PairWeights` rule evaluated here over the
 batch's pairs (a loop compiled with the rule bound, as :mod:`._pairloop` compiles LightGBM's). The
 weights are constants (no gradient flows through them), as in allRank.
 
@@ -186,7 +186,8 @@ def _check_batch(settings: LossSettings, y_pred: Any, y_true: Any, mask: Any) ->
             raise TypeError(f"{name} must be a torch.Tensor, got {type(t).__name__}")
     if y_pred.ndim != 2 or y_pred.shape != y_true.shape:
         raise ValueError(
-            f"y_pred and y_true must both be [queries, slate], got {tuple(y_pred.shape)} and {tuple(y_true.shape)}"
+            f"y_pred and y_true must both be [queries, slate], got {tuple(y_pred.shape)} and "
+            f"{tuple(y_true.shape)}"
         )
     if y_pred.shape[1] < 2:
         raise ValueError(f"a slate of {y_pred.shape[1]} document has no pairs to rank: give slates of >= 2")
@@ -198,7 +199,12 @@ def _check_batch(settings: LossSettings, y_pred: Any, y_true: Any, mask: Any) ->
             raise ValueError(f"mask must be a bool tensor of shape {tuple(y_true.shape)}")
         valid = valid & mask.to(valid.device)
     labels = y_true.detach()[valid].double()
-    bad = ~torch.isfinite(labels) | (labels != labels.round()) | (labels < 0) | (labels >= len(settings.label_gain))
+    bad = (
+        ~torch.isfinite(labels)
+        | (labels != labels.round())
+        | (labels < 0)
+        | (labels >= len(settings.label_gain))
+    )
     if bool(bad.any()):
         value = float(labels[bad][0])
         raise ValueError(
@@ -215,7 +221,7 @@ def _check_batch(settings: LossSettings, y_pred: Any, y_true: Any, mask: Any) ->
 def _baseline_scores(
     spec: Objective, baseline: Any, baselines: Any, shape: tuple[int, ...], valid: torch.Tensor
 ) -> np.ndarray | None:
-    """The baselines' scores as a ``[systems, queries, slate]`` float64 array (None: the objective takes none)."""
+    """The baselines' scores, a ``[systems, queries, slate]`` array (None: the objective takes none)."""
     needs, kind = spec.baseline, spec.name
     if needs == "none":
         if baseline is not None or baselines is not None:
@@ -223,7 +229,9 @@ def _baseline_scores(
         return None
     if needs == "single":
         if baselines is not None:
-            raise ValueError(f"objective {kind!r} takes one baseline= ([queries, slate] scores), not baselines=")
+            raise ValueError(
+                f"objective {kind!r} takes one baseline= ([queries, slate] scores), not baselines="
+            )
         if baseline is None:
             raise ValueError(f"objective {kind!r} needs baseline= ([queries, slate] scores of the baseline)")
         arr = _as_array(baseline, "baseline")
@@ -231,11 +239,17 @@ def _baseline_scores(
         arr = arr[None] if arr.shape == shape else arr
     else:
         if baseline is not None:
-            raise ValueError(f"objective {kind!r} takes baselines= ([queries, slate, systems]), not baseline=")
+            raise ValueError(
+                f"objective {kind!r} takes baselines= ([queries, slate, systems]), not baseline="
+            )
         if baselines is None:
             raise ValueError(f"objective {kind!r} needs baselines= ([queries, slate, systems] scores)")
         if isinstance(baselines, Sequence) and not isinstance(baselines, (str, bytes)):
-            arr = np.stack([_as_array(b, f"baselines[{s}]") for s, b in enumerate(baselines)]) if baselines else None
+            arr = (
+                np.stack([_as_array(b, f"baselines[{s}]") for s, b in enumerate(baselines)])
+                if baselines
+                else None
+            )
             if arr is None:
                 raise ValueError("baselines is empty: give at least one baseline")
         else:
@@ -243,7 +257,9 @@ def _baseline_scores(
             arr = np.moveaxis(arr, -1, 0) if arr.ndim == 3 else arr
         name, want = "baselines", f"[{shape[0]}, {shape[1]}, systems]"
     if arr.ndim != 3 or arr.shape[1:] != shape:
-        raise ValueError(f"{name} must have shape {want} like y_true, got {_shown_shape(baseline, baselines)}")
+        raise ValueError(
+            f"{name} must have shape {want} like y_true, got {_shown_shape(baseline, baselines)}"
+        )
     present = valid.cpu().numpy()
     if not np.isfinite(arr[:, present]).all():
         raise ValueError(f"{name} has missing or non-finite scores at documents that are not padding")
@@ -289,7 +305,9 @@ def _pairs(settings: LossSettings, y_pred: Any, y_true: Any, valid: Any) -> tupl
             pair[:, :, settings.k :] = False
         q, i, j = pair.nonzero(as_tuple=True)
         gain_table = torch.as_tensor(settings.label_gain, dtype=torch.float64, device=labels.device)
-        gains = torch.where(present, gain_table[labels], torch.zeros((), dtype=torch.float64, device=labels.device))
+        gains = torch.where(
+            present, gain_table[labels], torch.zeros((), dtype=torch.float64, device=labels.device)
+        )
         inv_disc = 1.0 / torch.log2(torch.arange(2, slate + 2, dtype=torch.float64, device=labels.device))
         ideal = gains.sort(descending=True, dim=-1).values
         top = slate if settings.k is None else min(settings.k, slate)
@@ -319,7 +337,8 @@ def _pair_weights(
         if not (np.isfinite(mult).all() and (mult >= 0).all()):
             bad = int(np.flatnonzero(~(np.isfinite(mult) & (mult >= 0)))[0])
             raise ValueError(
-                f"objective {spec.name!r}: weights() must be finite and >= 0, query {bad} has {float(mult[bad])!r}"
+                f"objective {spec.name!r}: weights() must be finite and >= 0, query {bad} has "
+                f"{float(mult[bad])!r}"
             )
         return dm * torch.as_tensor(mult, dtype=torch.float64, device=dm.device)[q]
     out = evaluate_rule(w, q.cpu().numpy(), dm.cpu().numpy(), (i > j).cpu().numpy())
@@ -348,7 +367,10 @@ def _batch_round(
     mb = None
     if base is not None:
         per_system = np.stack(
-            [ndcg_at(stable_desc_order(b[present], qstart), y, qstart, gain, disc, inv_cut, cut) for b in base]
+            [
+                ndcg_at(stable_desc_order(b[present], qstart), y, qstart, gain, disc, inv_cut, cut)
+                for b in base
+            ]
         )
         mb = settings.spec.baseline_ndcg(per_system)
     return Round(index=0, model=model, baseline=mb, active=active, alpha=settings.alpha)
@@ -396,7 +418,9 @@ def _compiled(rule: Any, batched: bool) -> Any:
             template = _weights_of_queries if batched else _weights_of_pairs
             name = f"neural_{'batched_' if batched else ''}{_rule_tag(rule)}"
             scope = {**template.__globals__, "_rule": rule}
-            func = types.FunctionType(template.__code__, scope, name, template.__defaults__, template.__closure__)
+            func = types.FunctionType(
+                template.__code__, scope, name, template.__defaults__, template.__closure__
+            )
             func.__qualname__ = name
             loop = _LOOPS[key] = (jit() if _cacheable(rule) else nb.njit())(func)
     return loop
