@@ -126,7 +126,9 @@ def test_every_objective_at_alpha_0_is_allranks_lambdaloss(k):
     assert {"lambdarank", "urisk", "tsaro", "tfaro", "tfaro_star", "georisk", "t_neural_worst"} <= set(kinds)
     for kind in kinds:
         kw = baseline_kwargs(kind, base)
-        value, grad = value_and_grad(lambda x: ptr.risk_loss(x, y_true, objective=kind, k=k, **kw), y_pred)
+        value, grad = value_and_grad(
+            lambda x, kind=kind, kw=kw: ptr.risk_loss(x, y_true, objective=kind, k=k, **kw), y_pred
+        )
         assert value == pytest.approx(ref, rel=1e-5), kind
         torch.testing.assert_close(grad, ref_grad, rtol=1e-5, atol=1e-7, msg=kind)
 
@@ -225,7 +227,7 @@ def test_tfaro_multipliers_are_the_lightgbm_objectives_on_the_same_batch():
 
 
 def test_a_users_pair_rule_runs_on_the_batchs_pairs():
-    """A user's numba rule weighs the pairs: at α > 0 only degrading pairs of queries below the baseline grow."""
+    """A user's numba rule weighs the pairs: at α > 0 degrading pairs of queries below the baseline grow."""
     ptr.register_objective(Downside)
     y_pred, y_true, base = batch(seed=4)
     plain = float(ptr.risk_loss(y_pred, y_true))
@@ -250,16 +252,23 @@ def test_the_weights_carry_no_gradient():
 
 
 # ----------------------------------------------------------------------------- bad input
+def put(t, value):
+    """``t`` with ``value`` at query 1, position 2."""
+    out = t.clone()
+    out[1, 2] = value
+    return out
+
+
 @pytest.mark.parametrize(
     "change, kwargs, error, match",
     [
-        (lambda p, t: (p.index_put((torch.tensor([1]), torch.tensor([2])), torch.tensor(math.nan, dtype=p.dtype)), t),
+        (lambda p, t: (put(p, math.nan), t),
          {}, ValueError, "y_pred holds NaN"),
-        (lambda p, t: (p, t.index_put((torch.tensor([1]), torch.tensor([2])), torch.tensor(3.5))), {}, ValueError,
+        (lambda p, t: (p, put(t, 3.5)), {}, ValueError,
          "label 3.5 is out of range"),
-        (lambda p, t: (p, t.index_put((torch.tensor([1]), torch.tensor([2])), torch.tensor(31.0))), {}, ValueError,
+        (lambda p, t: (p, put(t, 31.0)), {}, ValueError,
          "label 31.0 is out of range"),
-        (lambda p, t: (p, t.index_put((torch.tensor([1]), torch.tensor([2])), torch.tensor(-2.0))), {}, ValueError,
+        (lambda p, t: (p, put(t, -2.0)), {}, ValueError,
          "out of range"),
         (lambda p, t: (p[:, :1], t[:, :1]), {}, ValueError, "a slate of 1 document"),
         (lambda p, t: (p, t[:, :5]), {}, ValueError, r"must both be \[queries, slate\]"),
