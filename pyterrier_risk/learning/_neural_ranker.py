@@ -257,6 +257,10 @@ class RiskNeuralRanker(pt.Estimator, pt.Artifact):
         for start in range(0, len(order), self.batch_size):
             feats, labels, present, base = batches.batch(order[start : start + self.batch_size])
             scores = scorer(feats, present)
+            if not bool(torch.isfinite(scores[present]).all()):
+                raise ValueError(
+                    f"epoch {epoch}: the model's scores are not finite (training diverged); lower lr or alpha"
+                )
             kwargs = {} if base is None else _baseline_kwargs(self._settings, base)
             loss = weighted_loss(self._settings, scores, labels, mask=present, **kwargs)
             if not bool(torch.isfinite(loss)):
