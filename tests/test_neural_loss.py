@@ -342,8 +342,20 @@ def test_a_negative_pair_weight_is_refused():
     assert "\n" not in str(info.value)
 
 
+def test_one_system_may_come_without_its_systems_axis():
+    y_pred, y_true, base = batch(seed=7)
+    one = base[..., :1]
+    single = float(ptr.risk_loss(y_pred, y_true, objective="urisk", alpha=2.0, baseline=base[..., 0]))
+    assert float(ptr.risk_loss(y_pred, y_true, objective="urisk", alpha=2.0, baseline=one)) == single
+    geo = float(ptr.risk_loss(y_pred, y_true, objective="georisk", alpha=2.0, baselines=one))
+    assert float(ptr.risk_loss(y_pred, y_true, objective="georisk", alpha=2.0, baselines=base[..., 0])) == geo
+    assert (
+        float(ptr.risk_loss(y_pred, y_true, objective="georisk", alpha=2.0, baselines=[base[..., 0]])) == geo
+    )
+
+
 def test_a_batch_without_pairs_has_a_zero_loss_with_a_gradient():
-    x = torch.zeros(2, 3, requires_grad=True)
+    x = torch.tensor([[0.0, 0.0, math.nan], [0.0, math.inf, 1.0]], requires_grad=True)  # padding: anything
     loss = ptr.risk_loss(x, torch.tensor([[1.0, 1.0, -1.0], [0.0, -1.0, -1.0]]))
     loss.backward()
     assert float(loss) == 0.0 and x.grad is not None and float(x.grad.abs().sum()) == 0.0
