@@ -90,6 +90,12 @@ def test_without_validation_it_trains_every_epoch(data):
     assert m.best_iteration_ == 2 and m.validation_ndcg_.shape == (0,) and len(m.train_loss_) == 2
 
 
+def test_without_early_stopping_every_epoch_runs_and_the_best_is_kept(data):
+    train, valid, qrels = data
+    m = ptr.RiskNeuralRanker(**{**SMALL, "epochs": 4, "early_stopping": None}).fit(train, qrels, valid, qrels)
+    assert len(m.validation_ndcg_) == 4 and m.best_iteration_ == int(np.argmax(m.validation_ndcg_)) + 1
+
+
 def test_fit_is_seeded_deterministic_and_restores_torchs_state(model, data):
     train, valid, qrels = data
     rng, threads = torch.get_rng_state(), torch.get_num_threads()
