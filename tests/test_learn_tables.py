@@ -107,7 +107,7 @@ def test_reference_row_zero_deltas_and_no_tests():
     ref, twin = table.iloc[0], table.iloc[-1]
     assert ref["NDCG@10 Δ%"] == 0.0
     assert np.isnan(ref[[c for c in table.columns if c.endswith("p-value")]].to_numpy(float)).all()
-    value_columns = [c for c in table.columns if c not in ("objective", "α") and "p-value" not in c]
+    value_columns = [c for c in table.columns if c not in ("objective", "alpha") and "p-value" not in c]
     assert np.allclose(twin[value_columns].to_numpy(float), ref[value_columns].to_numpy(float))
     assert (twin[[c for c in table.columns if c.endswith("p-value")]] == 1.0).all()  # no difference: p = 1
 
@@ -194,7 +194,7 @@ def _cells(text: str) -> list[list[list[str]]]:
     return tables
 
 
-def _check_marks(table: pd.DataFrame, text: str, floatfmt: str) -> None:
+def _check_marks(table: pd.DataFrame, text: str, floatfmt: str, seeds: int) -> None:
     for rendered in _cells(text):
         header, body = rendered[0], rendered[1:]
         macro = "macro Reward" not in header and "Risk" in header and "NDCG@10" not in header
@@ -208,7 +208,10 @@ def _check_marks(table: pd.DataFrame, text: str, floatfmt: str) -> None:
                 p = table.get(column + " p-value corrected")
                 significant = p is not None and float(format(p.iloc[i], floatfmt)) <= 0.05
                 assert row[j].endswith("†") == significant, (column, i)
-                assert shown[i] == float(format(table[column].iloc[i], floatfmt))
+                # counts: per-seed means with one decimal (whole with one seed)
+                count = column.endswith(("Wins", "Losses", "Losses>20%"))
+                fmt = (".1f" if seeds > 1 else ".0f") if count else floatfmt
+                assert shown[i] == float(format(table[column].iloc[i], fmt))
 
 
 @seed(20240522)
@@ -217,26 +220,30 @@ def _check_marks(table: pd.DataFrame, text: str, floatfmt: str) -> None:
        st.sampled_from([160, 1000]))
 def test_marks_and_bold_agree_with_the_numbers(rng_seed, n, seeds, floatfmt, width):
     pq = random_study(np.random.default_rng(rng_seed), n=n, seeds=seeds)
-    table = learner_table(pq, single="F25", multiple=["F1", "F2"])
-    text = render_learner_table(table, floatfmt=floatfmt, max_width=width)
-    _check_marks(table, text, floatfmt)
+    tables = learner_tables(pq, single="F25", multiple=["F1", "F2"])
+    table = tables.learner
+    text = render_learner_table(table, tables.settings, floatfmt=floatfmt, max_width=width)
+    _check_marks(table, text, floatfmt, seeds)
     assert len(_cells(text)) == (2 if width == 160 else 1)
     assert max(len(line) for line in text.splitlines() if line.startswith("|")) <= width
 
 
 def test_caption_names_test_correction_and_pooling():
-    table = learner_table(random_study(np.random.default_rng(1)), single="F25", multiple=["F1", "F2"],
-                          correction="fdr_bh")
-    text = render_learner_table(table)
-    assert "paired t-test against lambdarank" in text and "Benjamini–Hochberg correction" in text
-    assert "12 test queries pooled over the folds, each statistic averaged over 2 seeds" in text
+    tables = learner_tables(random_study(np.random.default_rng(1)), single="F25", multiple=["F1", "F2"],
+                            correction="fdr_bh")
+    table, settings = tables.learner, tables.settings
+    text = render_learner_table(table, settings)
+    assert "paired t-test against LambdaMART" in text and "Benjamini–Hochberg correction" in text
+    assert "12 test queries pooled over the folds; each statistic averaged over 2 seeds" in text
     assert "p ≤ 0.05" in text and "lower is better for Risk, Losses, Losses>20%" in text
-    latex = render_learner_table(table, "latex")
+    latex = render_learner_table(table, settings, "latex")
     assert latex.count("\\begin{tabular}") == 2 and "$^{\\dagger}$" in latex
-    csv = render_learner_table(table, "csv")
+    csv = render_learner_table(table, settings, "csv")
     assert pd.read_csv(__import__("io").StringIO(csv)).shape == table.shape
-    with pytest.raises(ValueError, match="attrs"):
-        render_learner_table(pd.DataFrame(table))
+    with pytest.raises(TypeError, match="LearnerTableSettings"):
+        render_learner_table(table, dict(vars(settings)))  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="layout"):
+        render_learner_table(table, settings, layout="wide")
 
 
 def test_write_table_hide_keeps_marks():
@@ -308,7 +315,7 @@ def test_plot_and_points(tmp_path):
     # the break-even line of the α = 0 model that starts both curves: one legend entry naming both
     texts = [t.get_text().replace("\n", " ") for t in legend.get_texts()]
     entries = [t for t in texts if f"α* = {a_star:.3g}" in t]
-    assert len(entries) == 1 and "urisk" in entries[0] and "tsaro" in entries[0]
+    assert len(entries) == 1 and "U-CRO" in entries[0] and "T-SARO" in entries[0]
 
 
 def test_learner_tables_renders_everything():
@@ -346,13 +353,13 @@ def test_every_default_rendered_table_fits_160_characters_and_counts_print_as_in
     assert max(len(line) for line in rows) <= 160
     assert text.count("Table:") >= 4  # nothing dropped: learner halves, convergence, Kendall (in parts)
     headers = [[c.strip() for c in line.strip("|").split("|")] for line in rows
-               if line.startswith("| objective")]
+               if line.startswith("| learner")]
     shown = {c for h in headers for c in h}
     assert {"0.0-0.1", "0.9-1.0", "undefined", "mean", "90% mean", "99% median", "GeoRisk α=1"} <= shown
     cells = {c: [] for c in ("rounds", "models", "undefined")}
     for header, line in ((h, line) for h in headers for line in rows):
         values = [c.strip() for c in line.strip("|").split("|")]
-        if len(values) == len(header) and not line.startswith(("| objective", "| ---")):
+        if len(values) == len(header) and not line.startswith(("| learner", "| ---")):
             for column in cells:
                 if column in header:
                     cells[column].append(values[header.index(column)])
