@@ -221,7 +221,12 @@ def _p_value(model: np.ndarray, reference: np.ndarray, test: str, n_resamples: i
     return randomization_test(model, reference, n_resamples=n_resamples, seed=seed).p_value
 
 
-def _check_options(test: str, correction: str | None, eval_alpha: float, n_resamples: int) -> None:
+def _check_options(test: str, correction: str | None, eval_alpha: float, n_resamples: int,
+                   layout: str = "default") -> None:
+    from ..reporting import LEARNER_LAYOUTS
+
+    if layout not in LEARNER_LAYOUTS:
+        raise ValueError(f"layout must be one of {', '.join(LEARNER_LAYOUTS)}, got {layout!r}")
     if test not in TESTS:
         raise ValueError(f"test must be one of {', '.join(TESTS)}, got {test!r}")
     if correction is not None:
@@ -561,10 +566,7 @@ def learner_tables(per_query: pd.DataFrame, curves: pd.DataFrame | None = None,
     is the learner table's in :meth:`LearnerTables.render` (``'default'`` or ``'paper'``: 2016 Table 7 as
     printed).
     """
-    from ..reporting import LEARNER_LAYOUTS
-
-    if layout not in LEARNER_LAYOUTS:
-        raise ValueError(f"layout must be one of {', '.join(LEARNER_LAYOUTS)}, got {layout!r}")
+    _check_options(test, correction, eval_alpha, 10000, layout)
     table, settings = _learner_table(per_query, single=single, multiple=multiple, eval_alpha=eval_alpha,
                                      reference=reference, test=test, correction=correction)
     return LearnerTables(
