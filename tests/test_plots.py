@@ -258,7 +258,14 @@ def test_risk_gain_alpha_labels_do_not_overlap_and_shared_points_are_labelled_on
             assert apart, (texts[i].get_text(), texts[j].get_text())
     # the texts keep their curve's colour
     line = {line.get_label(): line.get_color() for line in ax.get_lines()}
-    assert {t.get_color() for t in texts} <= {line["GeoRisk-LM"], line["U-CRO"]}
+    colours = {t.get_text(): t.get_color() for t in texts}
+    assert colours["0"] == "black" and set(colours.values()) <= {line["GeoRisk-LM"], line["U-CRO"], "black"}
+    # inside the axes (none over the tick labels) and off every point
+    frame = ax.get_window_extent(canvas.get_renderer())
+    points = ax.transData.transform(_zigzag()[["risk", "gain"]].to_numpy(float))
+    for box in boxes:
+        assert frame.x0 <= box[0] and box[2] <= frame.x1 and frame.y0 <= box[1] and box[3] <= frame.y1
+        assert not any(box[0] <= px <= box[2] and box[1] <= py <= box[3] for px, py in points)
 
 
 def test_topic_tj_panels_share_one_scale_and_name_the_x_axis(scores):

@@ -204,24 +204,21 @@ def _along_curve(group: pd.DataFrame, x: str, label: str | None) -> pd.DataFrame
 
 def _point_labels(fig: Figure, ax: Any, drawn: list[tuple[Any, pd.DataFrame]], x: str, y: str,
                   label: str) -> list[Any]:
-    """Each point's ``label`` in its curve's colour, a point several curves share once, moved apart."""
+    """Each point's ``label`` in its curve's colour (a point curves share: once, black), moved apart."""
     from ._labels import repel_labels
 
-    seen: set[tuple[float, float, str]] = set()
-    texts = []
+    points: dict[tuple[float, float, str], list[str]] = {}  # (x, y, text) -> the colours of its curves
     for line, group in drawn:
         if len(group) < 2:
             continue
         for _, row in group.iterrows():
             value = row[label]
             text = f"{value:g}" if isinstance(value, (int, float, np.number)) else str(value)
-            key = (float(row[x]), float(row[y]), text)
-            if key in seen:
-                continue
-            seen.add(key)
-            texts.append(ax.annotate(text, (row[x], row[y]), textcoords="offset points", xytext=(4, 4),
-                                     fontsize=7, color=line.get_color(),
-                                     arrowprops={"arrowstyle": "-", "color": "0.7", "lw": 0.5}))
+            points.setdefault((float(row[x]), float(row[y]), text), []).append(line.get_color())
+    texts = [ax.annotate(text, (px, py), textcoords="offset points", xytext=(4, 4), fontsize=7,
+                         color=colours[0] if len(colours) == 1 else "black",  # shared: black
+                         arrowprops={"arrowstyle": "-", "color": "0.7", "lw": 0.5})
+             for (px, py, text), colours in points.items()]
     repel_labels(fig, texts)
     return texts
 
