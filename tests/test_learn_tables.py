@@ -210,8 +210,8 @@ def _check_marks(table: pd.DataFrame, text: str, floatfmt: str, seeds: int) -> N
                 significant = p is not None and float(format(p.iloc[i], floatfmt)) <= 0.05
                 assert row[j].endswith("†") == significant, (column, i)
                 # counts: per-seed means with one decimal (whole with one seed)
-                count = column.endswith(("Wins", "Losses", "Losses>20%"))
-                fmt = (".1f" if seeds > 1 else ".0f") if count else floatfmt
+                count = column.endswith(("Wins", "Losses", "Losses>20%"))  # macro: a mean over baselines
+                fmt = (".1f" if seeds > 1 or column.startswith("macro ") else ".0f") if count else floatfmt
                 assert shown[i] == float(format(table[column].iloc[i], fmt))
 
 
@@ -461,9 +461,12 @@ def test_counts_over_seeds_print_one_decimal_and_the_caption_says_so():
         j = header.index(column)
         assert all(re.fullmatch(r"(\*\*)?\d+\.\d(\*\*)?†?", row[j]) for row in body), column
     assert "Wins, Losses and Losses>20% are per-seed means (one decimal)" in text
-    one = learner_tables(random_study(np.random.default_rng(2), seeds=1), single="F25", multiple=["F1"])
-    header, *body = _cells(render_learner_table(one.learner, one.settings, max_width=1000))[0]
+    one = learner_tables(random_study(np.random.default_rng(2), seeds=1), single="F25", multiple=["F1", "F2"])
+    header, *body = _cells(render_learner_table(one.learner, one.settings))[0]
     assert all(re.fullmatch(r"(\*\*)?\d+(\*\*)?†?", row[header.index("Wins")]) for row in body)
+    # the macro half's counts are means over the baselines: one decimal even with one seed
+    header, *body = _cells(render_learner_table(one.learner, one.settings))[1]
+    assert all(re.fullmatch(r"(\*\*)?\d+\.\d(\*\*)?†?", row[header.index("Wins")]) for row in body)
 
 
 # -- a tiny study: its repr, and --layout paper through risk_study and the command ---------------------------

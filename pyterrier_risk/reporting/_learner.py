@@ -84,8 +84,11 @@ def _rows(frame: pd.DataFrame, labels: Mapping[str, str], alpha: str = "alpha") 
 
 
 def _count_formats(columns: Sequence[str], seeds: int) -> dict[str, str]:
-    """Counts of one seed as integers; with several, per-seed means with one decimal."""
-    return {c: ".1f" if seeds > 1 else ".0f" for c in columns if c.endswith(COUNTS)}
+    """Counts that are means (over seeds, or over the baselines of the macro half) with one decimal.
+
+    The counts of one seed against one baseline are whole: integers.
+    """
+    return {c: ".1f" if seeds > 1 or c.startswith(MACRO) else ".0f" for c in columns if c.endswith(COUNTS)}
 
 
 def _whole_or_one_decimal(frame: pd.DataFrame, columns: Sequence[str]) -> dict[str, str]:
@@ -197,9 +200,10 @@ def render_learner_table(table: pd.DataFrame, settings: LearnerTableSettings, fo
     def render(columns: list[str], rename: dict[str, str], what: str, fmt: str) -> str:
         frame, marks, hide = _piece(table, settings, columns, rename)
         bold = [c for c in frame.columns if c not in ("learner", "alpha", *hide)]
+        counts = _count_formats(columns, settings.seeds)
         return render_table(frame, fmt, caption=_caption(settings, what), bold=bold, significance=marks,
                             hide=hide, lower_is_better=[rename.get(c, c) for c in lower],
-                            formats=_count_formats(list(frame.columns), settings.seeds),
+                            formats={rename.get(c, c): f for c, f in counts.items()},
                             **_style(settings, floatfmt, level))
 
     against = f"Against {settings.single}" if single else "NDCG@10"
