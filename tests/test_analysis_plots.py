@@ -99,3 +99,6 @@ def test_pca_labels_do_not_overlap_in_a_cluster():
     assert len(boxes) == 12  # 9 systems and MEAN, MEDIAN, MAX
     overlaps = [(i, j) for i in range(12) for j in range(i + 1, 12) if boxes[i].overlaps(boxes[j])]
     assert overlaps == []
+    # every label inside the axes (issue 29 #7: pushed out of a cluster, they covered the tick labels)
+    frame = ax.get_window_extent(renderer)
+    assert all(frame.x0 <= b.x0 and b.x1 <= frame.x1 and frame.y0 <= b.y0 and b.y1 <= frame.y1 for b in boxes)

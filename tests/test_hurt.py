@@ -415,15 +415,16 @@ def test_plot_risk_gain_marks_the_near_optimal_hull(tmp_path):
     lines = {(tuple(ln.get_xdata()), tuple(ln.get_ydata())): ln for ln in ax.get_lines()}
     # gain-only model (α = 0): α* = 0.1 / 0.02 = 5; its break-even line to the origin, dotted
     assert lines[((0.0, 0.02), (0.0, 0.1))].get_linestyle() == ":"
-    # the hull starts at the largest computed α <= 5 (α = 5: risk 0.008, gain 0.05), dashed
-    hull = lines[((0.0, 0.008), (0.0, 0.05))]
-    assert hull.get_linestyle() == "--" and hull.get_label() == "near-optimal hull (U-CRO)"
+    # the hull, drawn as the envelope: along the curve from α = 0 to the largest computed α <= 5 (α = 5:
+    # risk 0.008, gain 0.05), then the coin flips to the origin
+    hull = lines[((0.02, 0.012, 0.008, 0.0), (0.1, 0.08, 0.05, 0.0))]
+    assert hull.get_linestyle() == "-" and hull.get_label() == "near-optimal hull: U-CRO"
     ringed = lines[((0.02, 0.012, 0.008), (0.1, 0.08, 0.05))]  # α = 0, 1, 5 are in [0, α*]
     assert ringed.get_marker() == "o"
     labels = [t.get_text().replace("\n", " ") for t in ax.get_legend().get_texts()]
     assert labels[:3] == ["U-CRO", "run", "loser"]  # issue 23 #12: a curve's entry is its name
-    assert "break-even (coin flips with the baseline) of the alpha = 0 model of U-CRO: α* = 5" in labels
-    assert "break-even (coin flips with the baseline) of run: α* = 1.5" in labels
+    assert "break-even α* = 5 (U-CRO)" in labels  # issue 29 #7: short entries
+    assert "break-even α* = 1.5 (run)" in labels
     assert ((0.0, 0.05), (0.0, -0.01)) not in lines  # Gain < 0: no break-even α >= 0, no line
     plain = ptr.plot_risk_gain(points, hull=False).axes[0]
     assert len(plain.get_lines()) == 3 + 1  # three curves and the zero line

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import re
 
 import numpy as np
 import pandas as pd
@@ -107,7 +108,7 @@ def test_reference_row_zero_deltas_and_no_tests():
     ref, twin = table.iloc[0], table.iloc[-1]
     assert ref["NDCG@10 Δ%"] == 0.0
     assert np.isnan(ref[[c for c in table.columns if c.endswith("p-value")]].to_numpy(float)).all()
-    value_columns = [c for c in table.columns if c not in ("objective", "α") and "p-value" not in c]
+    value_columns = [c for c in table.columns if c not in ("objective", "alpha") and "p-value" not in c]
     assert np.allclose(twin[value_columns].to_numpy(float), ref[value_columns].to_numpy(float))
     assert (twin[[c for c in table.columns if c.endswith("p-value")]] == 1.0).all()  # no difference: p = 1
 
@@ -194,7 +195,7 @@ def _cells(text: str) -> list[list[list[str]]]:
     return tables
 
 
-def _check_marks(table: pd.DataFrame, text: str, floatfmt: str) -> None:
+def _check_marks(table: pd.DataFrame, text: str, floatfmt: str, seeds: int) -> None:
     for rendered in _cells(text):
         header, body = rendered[0], rendered[1:]
         macro = "macro Reward" not in header and "Risk" in header and "NDCG@10" not in header
@@ -208,7 +209,10 @@ def _check_marks(table: pd.DataFrame, text: str, floatfmt: str) -> None:
                 p = table.get(column + " p-value corrected")
                 significant = p is not None and float(format(p.iloc[i], floatfmt)) <= 0.05
                 assert row[j].endswith("†") == significant, (column, i)
-                assert shown[i] == float(format(table[column].iloc[i], floatfmt))
+                # counts: per-seed means with one decimal (whole with one seed)
+                count = column.endswith(("Wins", "Losses", "Losses>20%"))  # macro: a mean over baselines
+                fmt = (".1f" if seeds > 1 or column.startswith("macro ") else ".0f") if count else floatfmt
+                assert shown[i] == float(format(table[column].iloc[i], fmt))
 
 
 @seed(20240522)
@@ -217,26 +221,30 @@ def _check_marks(table: pd.DataFrame, text: str, floatfmt: str) -> None:
        st.sampled_from([160, 1000]))
 def test_marks_and_bold_agree_with_the_numbers(rng_seed, n, seeds, floatfmt, width):
     pq = random_study(np.random.default_rng(rng_seed), n=n, seeds=seeds)
-    table = learner_table(pq, single="F25", multiple=["F1", "F2"])
-    text = render_learner_table(table, floatfmt=floatfmt, max_width=width)
-    _check_marks(table, text, floatfmt)
+    tables = learner_tables(pq, single="F25", multiple=["F1", "F2"])
+    table = tables.learner
+    text = render_learner_table(table, tables.settings, floatfmt=floatfmt, max_width=width)
+    _check_marks(table, text, floatfmt, seeds)
     assert len(_cells(text)) == (2 if width == 160 else 1)
     assert max(len(line) for line in text.splitlines() if line.startswith("|")) <= width
 
 
 def test_caption_names_test_correction_and_pooling():
-    table = learner_table(random_study(np.random.default_rng(1)), single="F25", multiple=["F1", "F2"],
-                          correction="fdr_bh")
-    text = render_learner_table(table)
-    assert "paired t-test against lambdarank" in text and "Benjamini–Hochberg correction" in text
-    assert "12 test queries pooled over the folds, each statistic averaged over 2 seeds" in text
+    tables = learner_tables(random_study(np.random.default_rng(1)), single="F25", multiple=["F1", "F2"],
+                            correction="fdr_bh")
+    table, settings = tables.learner, tables.settings
+    text = render_learner_table(table, settings)
+    assert "paired t-test against LambdaMART" in text and "Benjamini–Hochberg correction" in text
+    assert "12 test queries pooled over the folds; each statistic averaged over 2 seeds" in text
     assert "p ≤ 0.05" in text and "lower is better for Risk, Losses, Losses>20%" in text
-    latex = render_learner_table(table, "latex")
+    latex = render_learner_table(table, settings, "latex")
     assert latex.count("\\begin{tabular}") == 2 and "$^{\\dagger}$" in latex
-    csv = render_learner_table(table, "csv")
+    csv = render_learner_table(table, settings, "csv")
     assert pd.read_csv(__import__("io").StringIO(csv)).shape == table.shape
-    with pytest.raises(ValueError, match="attrs"):
-        render_learner_table(pd.DataFrame(table))
+    with pytest.raises(TypeError, match="LearnerTableSettings"):
+        render_learner_table(table, dict(vars(settings)))  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="layout"):
+        render_learner_table(table, settings, layout="wide")
 
 
 def test_write_table_hide_keeps_marks():
@@ -305,10 +313,11 @@ def test_plot_and_points(tmp_path):
     anchor = legend.get_bbox_to_anchor().transformed(fig.axes[0].transAxes.inverted())
     assert anchor.x0 >= 1.0  # beside the axes, off the data
     a_star = (table["Reward"] - table["Risk"]).iloc[0] / table["Risk"].iloc[0]  # break-even α = Gain/Risk
-    # the break-even line of the α = 0 model that starts both curves: one legend entry naming both
-    texts = [t.get_text().replace("\n", " ") for t in legend.get_texts()]
-    entries = [t for t in texts if f"α* = {a_star:.3g}" in t]
-    assert len(entries) == 1 and "urisk" in entries[0] and "tsaro" in entries[0]
+    # the curves are named by the objectives' labels; the break-even line of the α = 0 model that starts
+    # both curves is one short legend entry
+    texts = [t.get_text() for t in legend.get_texts()]
+    assert texts[:2] == ["U-CRO", "T-SARO"]
+    assert [t for t in texts if "α*" in t] == [f"break-even α* = {a_star:.3g}"]
 
 
 def test_learner_tables_renders_everything():
@@ -346,13 +355,13 @@ def test_every_default_rendered_table_fits_160_characters_and_counts_print_as_in
     assert max(len(line) for line in rows) <= 160
     assert text.count("Table:") >= 4  # nothing dropped: learner halves, convergence, Kendall (in parts)
     headers = [[c.strip() for c in line.strip("|").split("|")] for line in rows
-               if line.startswith("| objective")]
+               if line.startswith("| learner")]
     shown = {c for h in headers for c in h}
     assert {"0.0-0.1", "0.9-1.0", "undefined", "mean", "90% mean", "99% median", "GeoRisk α=1"} <= shown
     cells = {c: [] for c in ("rounds", "models", "undefined")}
     for header, line in ((h, line) for h in headers for line in rows):
         values = [c.strip() for c in line.strip("|").split("|")]
-        if len(values) == len(header) and not line.startswith(("| objective", "| ---")):
+        if len(values) == len(header) and not line.startswith(("| learner", "| ---")):
             for column in cells:
                 if column in header:
                     cells[column].append(values[header.index(column)])
@@ -362,3 +371,147 @@ def test_every_default_rendered_table_fits_160_characters_and_counts_print_as_in
     whole = (undefined == undefined.round()).all()
     assert all(("." in c) != whole for c in cells["undefined"]) and cells["undefined"]
     assert tables.render("latex").count(r"\begin{tabular}") == text.count("Table:")
+
+
+# -- the paper's layout (Dinçer et al. 2016, Table 7) and the vocabulary -----------------------------------
+
+#: 2016 Table 7's header as printed (papers/000, the lines after "NDCG↑": "Reward↑ Risk↓ Reward/Risk↑ Wins↑
+#: Losses↓", "W/L↑", "L > 20%↓"), one list per half: "Compared to BM25 Baseline" and "Compared to 4 Learned
+#: Models Baselines", with NDCG repeated
+PAPER_HALF = ["NDCG↑", "Reward↑", "Risk↓", "Reward/Risk↑", "Wins↑", "Losses↓", "W/L↑", "L > 20%↓"]
+
+
+def _headers(text: str) -> list[list[str]]:
+    return [t[0] for t in _cells(text)]
+
+
+def test_paper_layout_prints_table_7_as_printed():
+    tables = learner_tables(random_study(np.random.default_rng(5), seeds=1), single="F25",
+                            multiple=["F1", "F2"], layout="paper")
+    text = tables.render()
+    learner = text.split("Boosting rounds")[0]
+    headers = _headers(learner)
+    assert headers[:2] == [["learner", "α", *PAPER_HALF]] * 2  # both halves, NDCG repeated, nothing else
+    assert "GeoRisk" not in learner and "Δ%" not in learner and "**" not in learner
+    assert "Compared to F25 baseline" in learner and "Compared to 2 baselines (F1, F2" in learner
+    # the rows name the learners by their labels, in the table's order
+    assert [row[0] for row in _cells(learner)[0][1:]] == ["LambdaMART", "U-CRO", "T-SARO"]
+    # each half's numbers are the table's
+    body = _cells(learner)[1][1:]
+    table = tables.learner
+    assert [float(r[2].rstrip("†")) for r in body] == [float(f"{v:.4f}") for v in table["NDCG@10"]]
+    assert [float(r[4].rstrip("†")) for r in body] == [float(f"{v:.4f}") for v in table["macro Risk"]]
+    assert tables.render("latex").count(r"\begin{tabular}") == 2
+
+
+def test_default_layout_has_every_paper_column_and_keeps_its_own():
+    tables = learner_tables(random_study(np.random.default_rng(5)), single="F25", multiple=["F1", "F2"])
+    headers = _headers(render_learner_table(tables.learner, tables.settings, max_width=1000))
+    plain = {c.replace("↑", "").replace("↓", "").replace("L > 20%", "Losses>20%").replace("NDCG", "NDCG@10")
+             for c in PAPER_HALF}
+    assert len(headers) == 1 and plain <= set(headers[0])
+    assert headers[0][:2] == ["learner", "alpha"] and "GeoRisk α=1" in headers[0]
+
+
+@pytest.mark.parametrize("significant", [True, False])
+def test_paper_caption_claim_is_counted_from_the_tests(significant):
+    rng = np.random.default_rng(8)
+    n = 40
+    b = {name: rng.uniform(0.2, 0.6, n) for name in BASES}
+    # a reference below every baseline by more than 20%; a model above every one, or the reference plus noise
+    ref = (np.minimum(b["F25"], np.minimum(b["F1"], b["F2"])) * rng.uniform(0.5, 0.7, n))[None]
+    other = np.clip(ref + rng.uniform(0.5, 0.6, n), 0, 1) if significant else ref + rng.normal(0, 0.001, n)
+    pq = frame({("lambdarank", 0.0): ref, ("urisk", 1.0): other}, b, folds=("Fold1", "Fold2"))
+    tables = learner_tables(pq, single="F25", multiple=["F1", "F2"], layout="paper")
+    text = tables.render()
+    table = tables.learner
+    p = table.filter(like="p-value corrected").iloc[1]
+    if significant:
+        assert (p <= 0.05).all()
+        assert ("All differences from LambdaMART are statistically significant (†) over the n = 40 queries."
+                in text)
+    else:
+        shown = sum(float(f"{x:.4f}") <= 0.05 for x in p)
+        assert "All differences" not in text
+        claim = f"{shown} of the 11 tested differences" if shown else "No difference from LambdaMART is"
+        assert claim in text
+
+
+def test_vocabulary_labels_and_alpha_in_every_table():
+    pq, curves, kendall = _long_study(2)
+    pq = pq.replace({"objective": {"my_georisk_variant_weighted": "georisk"}})
+    curves = curves.replace({"objective": {"my_georisk_variant_weighted": "georisk"}})
+    kendall = kendall.replace({"objective": {"my_georisk_variant_weighted": "georisk"}})
+    tables = learner_tables(pq, curves, kendall, single="F25", multiple=["F1", "F2"])
+    assert {"alpha"} <= set(tables.learner.columns) and "α" not in tables.learner.columns
+    assert "α" not in tables.convergence.columns and "α" not in tables.kendall.columns
+    text = tables.render()
+    for header in _headers(text):
+        assert header[:2] == ["learner", "alpha"]
+    learners = {row[0] for t in _cells(text) for row in t[1:]}
+    assert learners == {"LambdaMART", "GeoRisk-LM", "T*-FARO"}
+    assert "georisk" not in text and "lambdarank" not in text
+
+
+def test_counts_over_seeds_print_one_decimal_and_the_caption_says_so():
+    tables = learner_tables(random_study(np.random.default_rng(2), seeds=2), single="F25", multiple=["F1"])
+    text = render_learner_table(tables.learner, tables.settings, max_width=1000)
+    header, *body = _cells(text)[0]
+    for column in ("Wins", "Losses", "Losses>20%"):
+        j = header.index(column)
+        assert all(re.fullmatch(r"(\*\*)?\d+\.\d(\*\*)?†?", row[j]) for row in body), column
+    assert "Wins, Losses and Losses>20% are per-seed means (one decimal)" in text
+    one = learner_tables(random_study(np.random.default_rng(2), seeds=1), single="F25", multiple=["F1", "F2"])
+    header, *body = _cells(render_learner_table(one.learner, one.settings))[0]
+    assert all(re.fullmatch(r"(\*\*)?\d+(\*\*)?†?", row[header.index("Wins")]) for row in body)
+    # the macro half's counts are means over the baselines: one decimal even with one seed
+    header, *body = _cells(render_learner_table(one.learner, one.settings))[1]
+    assert all(re.fullmatch(r"(\*\*)?\d+\.\d(\*\*)?†?", row[header.index("Wins")]) for row in body)
+
+
+# -- a tiny study: its repr, and --layout paper through risk_study and the command ---------------------------
+
+TINY = {"baseline": 1, "baselines": [2, 3], "objectives": ["tfaro"], "alphas": [5], "seeds": [1, 2],
+        "rounds": 5, "progress": False, "workers": 1}
+
+
+@pytest.fixture(scope="module")
+def tiny_study(tmp_path_factory):
+    from _learn_data import partitions
+
+    import pyterrier_risk as ptr
+
+    data = partitions(tmp_path_factory.mktemp("letor") / "parts", parts=3, queries=8)
+    out = tmp_path_factory.mktemp("study") / "out"
+    return ptr.risk_study(data, out=out, layout="paper", **TINY), data, out
+
+
+@pytest.mark.slow
+def test_repr_is_a_short_summary(tiny_study):
+    result, _, out = tiny_study
+    text = repr(result)
+    means = result.per_query.groupby(["objective", "alpha"])["ndcg"].mean()
+    (objective, alpha), best = means.idxmax(), means.max()
+    label = {"lambdarank": "LambdaMART", "tfaro": "T-FARO"}[objective]
+    assert text.splitlines()[0] == (f"RiskStudyResult: 3 folds × 2 seed(s), {len(result.models)} models "
+                                    "(tasks), 24 test queries")
+    assert "learners: LambdaMART (α 0), T-FARO (α 5)" in text
+    assert "baselines: single F1; multiple F2, F3" in text
+    assert f"best mean NDCG@10: {label} α={alpha:g} {best:.4f}" in text and f"out: {out}" in text
+    assert len(text.splitlines()) == 5 and str(result) == text and "per_query" not in text
+
+
+@pytest.mark.slow
+def test_layout_paper_through_risk_study_and_the_command(tiny_study, capsys):
+    from pyterrier_risk.cli import main
+
+    result, data, out = tiny_study
+    written = (out / "tables.md").read_text()
+    assert _headers(written)[:2] == [["learner", "α", *PAPER_HALF]] * 2
+    assert written == result.tables(layout="paper").render()
+    args = ["learn", str(data), "--baseline", "1", "--baselines", "2", "3", "--objective", "tfaro",
+            "--alpha", "5", "--seeds", "1", "2", "--rounds", "5", "--no-progress", "--workers", "1"]
+    assert main([*args, "--layout", "paper"]) == 0
+    assert capsys.readouterr().out == written
+    assert main(args) == 0
+    assert _headers(capsys.readouterr().out)[0][:2] == ["learner", "alpha"]

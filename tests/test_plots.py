@@ -191,15 +191,16 @@ def _sweeps():
                          "gain": [0.021, 0.015, 0.006, 0.021, 0.019, 0.012, 0.008]})
 
 
-def test_risk_gain_legend_names_each_alpha_star_once_and_sits_off_the_data():
+def test_risk_gain_legend_is_short_names_each_alpha_star_once_and_sits_off_the_data():
     fig = plot_risk_gain(_sweeps())
     ax = fig.axes[0]
     texts = [t.get_text() for t in ax.get_legend().get_texts()]
     assert texts[:3] == ["U-CRO", "GeoRisk-LM", "DPH"]  # a curve is named, not given the α = 0 model's range
-    a_star = 0.021 / 0.040  # break-even α = Gain / Risk of the α = 0 model
-    shared = [t for t in texts if "alpha = 0 model of U-CRO, GeoRisk-LM" in t.replace("\n", " ")]
-    assert len(shared) == 1 and f"α* = {a_star:.3g}" in shared[0].replace("\n", " ")
-    assert sum("break-even" in t for t in texts) == 2  # the shared α = 0 model's, and DPH's
+    a_star = 0.021 / 0.040  # break-even α = Gain / Risk of the α = 0 model both sweeps start at
+    assert f"break-even α* = {a_star:.3g}" in texts  # once, for both curves
+    assert f"break-even α* = {0.008 / 0.025:.3g} (DPH)" in texts
+    assert sum("break-even" in t for t in texts) == 2
+    assert all(len(t) <= 32 and "\n" not in t for t in texts)  # a short legend: no sentences
     from matplotlib.backends.backend_agg import FigureCanvasAgg
 
     renderer = FigureCanvasAgg(fig).get_renderer()
@@ -208,19 +209,63 @@ def test_risk_gain_legend_names_each_alpha_star_once_and_sits_off_the_data():
     assert legend.x0 >= ax.get_window_extent(renderer).x1  # right of the axes: it covers no data
 
 
-def test_risk_gain_hulls_that_coincide_are_one_line():
-    points = _sweeps()
-    points.loc[points["name"] == "U-CRO", "alpha"] = [0, 1, 5]  # now only α = 0 is below α* for both curves
+def test_risk_gain_hull_is_drawn_as_a_hull():
+    ax = plot_risk_gain(_sweeps()).axes[0]
+    hulls = {line.get_label(): line for line in ax.get_lines() if line.get_label().startswith("near-optimal")}
+    # U-CRO (α* = 0.525): along its curve from α = 0 to α = 0.2, the last α ≤ α*, then towards the origin
+    u = hulls["near-optimal hull: U-CRO"]
+    assert list(u.get_xdata()) == [0.040, 0.030, 0.0] and list(u.get_ydata()) == [0.021, 0.015, 0.0]
+    g = hulls["near-optimal hull: GeoRisk-LM"]  # only α = 0 is at most α*: its coin flips
+    assert list(g.get_xdata()) == [0.040, 0.0]
+    assert "near-optimal hull: DPH" not in hulls  # a single run has a break-even line, no curve to follow
+
+
+def _zigzag() -> pd.DataFrame:
+    """A sweep whose risk does not fall with α (the demo's GeoRisk-LM), with α labels close together."""
+    return pd.DataFrame({"name": ["GeoRisk-LM"] * 5 + ["U-CRO"] * 5,
+                         "alpha": [0, 1, 5, 10, 20] * 2,
+                         "risk": [0.040, 0.031, 0.035, 0.030, 0.0305, 0.040, 0.0395, 0.039, 0.0385, 0.038],
+                         "gain": [0.020, 0.012, 0.016, 0.011, 0.0112, 0.020, 0.0199, 0.0198, 0.0197, 0.0196]})
+
+
+def test_risk_gain_curve_follows_falling_risk_and_axes_come_from_the_data():
+    points = _zigzag()
     ax = plot_risk_gain(points).axes[0]
-    texts = [t.get_text().replace("\n", " ") for t in ax.get_legend().get_texts()]
-    assert not any(t.startswith("near-optimal hull") for t in texts)  # each hull is the break-even line
-    assert any("the near-optimal hull of U-CRO, GeoRisk-LM" in t for t in texts)
-    dashed = [line for line in ax.get_lines() if line.get_linestyle() == "--"]
-    assert dashed == []
-    points = _sweeps()  # U-CRO's hull ends at α = 0.2, GeoRisk's is the break-even line: both visible
-    ax = plot_risk_gain(points).axes[0]
-    hulls = [line for line in ax.get_lines() if line.get_linestyle() == "--"]
-    assert len(hulls) == 1 and hulls[0].get_label() == "near-optimal hull (U-CRO)"
+    line = next(line for line in ax.get_lines() if line.get_label() == "GeoRisk-LM")
+    xs = list(line.get_xdata())
+    assert xs == sorted(xs, reverse=True)  # along the curve: no zig-zag
+    for lim, values in ((ax.get_xlim(), points["risk"]), (ax.get_ylim(), points["gain"])):
+        span = values.max() - values.min()
+        assert lim[0] < values.min() - 0.05 * span and lim[1] > values.max() + 0.05 * span  # a margin
+        assert lim[0] > values.min() - 0.2 * span and lim[1] < values.max() + 0.2 * span  # not the origin
+
+
+def test_risk_gain_alpha_labels_do_not_overlap_and_shared_points_are_labelled_once():
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.text import Text
+
+    fig = plot_risk_gain(_zigzag())
+    ax = fig.axes[0]
+    texts = list(ax.texts)
+    assert sorted(t.get_text() for t in texts) == sorted(["0", "1", "5", "10", "20", "1", "5", "10", "20"])
+    canvas = FigureCanvasAgg(fig)
+    canvas.draw()  # as saved: the text boxes without their leader lines
+    boxes = [Text.get_window_extent(t, canvas.get_renderer()).extents for t in texts]
+    for i in range(len(boxes)):
+        for j in range(i + 1, len(boxes)):
+            a, b = boxes[i], boxes[j]
+            apart = a[2] <= b[0] or b[2] <= a[0] or a[3] <= b[1] or b[3] <= a[1]
+            assert apart, (texts[i].get_text(), texts[j].get_text())
+    # the texts keep their curve's colour
+    line = {line.get_label(): line.get_color() for line in ax.get_lines()}
+    colours = {t.get_text(): t.get_color() for t in texts}
+    assert colours["0"] == "black" and set(colours.values()) <= {line["GeoRisk-LM"], line["U-CRO"], "black"}
+    # inside the axes (none over the tick labels) and off every point
+    frame = ax.get_window_extent(canvas.get_renderer())
+    points = ax.transData.transform(_zigzag()[["risk", "gain"]].to_numpy(float))
+    for box in boxes:
+        assert frame.x0 <= box[0] and box[2] <= frame.x1 and frame.y0 <= box[1] and box[3] <= frame.y1
+        assert not any(box[0] <= px <= box[2] and box[1] <= py <= box[3] for px, py in points)
 
 
 def test_topic_tj_panels_share_one_scale_and_name_the_x_axis(scores):

@@ -26,8 +26,6 @@ from ._inputs import Inputs, from_evalfiles, from_runs
 __all__ = ["run_eval"]
 
 _STYLE_FLAGS = ("layout", "short_labels", "bold", "significance")
-#: the widest table (in characters) that ``--layout auto`` prints, so that it fits a terminal
-MAX_WIDTH = 160
 
 
 @dataclass(frozen=True)
@@ -43,12 +41,6 @@ class Settings:
     alphas: list[float]
     correction: str | None
     risk_test: Any
-
-
-#: how the caption names each correction method
-_CORRECTION_NAMES = {"bonferroni": "Bonferroni", "sidak": "Šidák", "holm": "Holm", "holm-sidak": "Holm–Šidák",
-                     "simes-hochberg": "Simes–Hochberg", "hommel": "Hommel", "fdr_bh": "Benjamini–Hochberg",
-                     "fdr_by": "Benjamini–Yekutieli"}
 
 
 def _correction(method: str | None) -> str | None:
@@ -307,19 +299,14 @@ def _check_finite(table: Any, measures: Sequence[Any], perquery: bool) -> None:
                        "use a smaller --alpha")
 
 
-def _table_width(text: str) -> int:
-    """The width of a markdown table: its longest table line (the caption and legend lines wrap)."""
-    return max((len(line) for line in text.splitlines() if line.startswith("|")), default=0)
-
-
 def _auto_layout(table: Any, args: Any, options: dict[str, Any]) -> tuple[str, bool]:
     """``--layout auto``: the first of wide, and long, each without then with short labels, that fits.
 
-    Fits: no wider than :data:`MAX_WIDTH` characters; when none does, the last (long, short labels).
+    Fits: no wider than ``reporting.MAX_WIDTH`` characters; when none does, the last (long, short labels).
     The width is that of the markdown table (LaTeX columns follow it); CSV, for machines, stays wide.
     A layout other than the plain wide one is named in a note, with the option that gives the wide one.
     """
-    from ..reporting import table_format, write_table
+    from ..reporting import MAX_WIDTH, markdown_width, table_format, write_table
 
     if args.layout != "auto":
         return args.layout, args.short_labels
@@ -329,7 +316,7 @@ def _auto_layout(table: Any, args: Any, options: dict[str, Any]) -> tuple[str, b
     widths = []
     for layout, short in candidates:
         text = write_table(table, None, "markdown", **{**options, "layout": layout, "short_labels": short})
-        widths.append(_table_width(text))
+        widths.append(markdown_width(text))
         if widths[-1] <= MAX_WIDTH:
             break
     chosen = candidates[len(widths) - 1] if widths[-1] <= MAX_WIDTH else candidates[-1]
@@ -342,13 +329,13 @@ def _auto_layout(table: Any, args: Any, options: dict[str, Any]) -> tuple[str, b
 
 def _render(table: Any, args: Any, settings: Settings) -> str:
     """The table as text, with the paper options passed on to ``write_table``."""
-    from ..reporting import table_format, write_table
+    from ..reporting import correction_name, table_format, write_table
 
     _, base_test = _base_test(args)
     test = f"{base_test}; risk measures: {settings.risk_test.describe()}"
     options = {"floatfmt": f".{args.round}f", "caption": args.caption, "label": args.label, "bold": args.bold,
                "significance": args.significance, "level": args.level, "test": test,
-               "correction": _CORRECTION_NAMES.get(settings.correction or "", settings.correction)}
+               "correction": correction_name(settings.correction)}
     try:
         layout, short = _auto_layout(table, args, options)
         return write_table(table, None, format=table_format(args.output, args.format), layout=layout,

@@ -87,6 +87,9 @@ def add_learn_arguments(parser: argparse.ArgumentParser) -> None:
         help="multiple-testing correction over the rows of a column (statsmodels' names: bonferroni, holm, "
              f"fdr_bh, ...; none: none; default {DEFAULT_CORRECTION})")
     add("--format", choices=["markdown", "latex", "csv"], default="markdown", help="table format")
+    add("--layout", choices=["default", "paper"], default="default",
+        help="the learner table's layout: default (NDCG@10 Δ%%, both halves and GeoRisk, bold best values) "
+             "or paper (Dinçer et al. 2016 Table 7 as printed: NDCG in each half, ↑/↓ in the header)")
     add("--round", type=integer, default=4, help="decimals in markdown/latex output, 0 to 20 (default 4)")
     add("--no-progress", action="store_true", help="no progress bar")
 
@@ -94,7 +97,7 @@ def add_learn_arguments(parser: argparse.ArgumentParser) -> None:
 def _tables(result: Any, args: Any) -> str:
     """The learner table, the convergence table and the Kendall bins (``eval``'s formats and widths)."""
     try:
-        return result.tables(test=args.test, correction=_correction(args)).render(
+        return result.tables(test=args.test, correction=_correction(args), layout=args.layout).render(
             args.format, floatfmt=f".{args.round}f")
     except ValueError as e:  # e.g. a per_query value the tables refuse
         raise CLIError(str(e)) from None
@@ -125,7 +128,7 @@ def run_learn(args: Any) -> int:
             split_seed=args.split_seed, eval_alpha=args.eval_alpha, threads=args.threads,
             workers=args.workers, scheduler=args.scheduler, out=args.out, imports=args.imports,
             progress=not args.no_progress, format=args.format, decimals=args.round,
-            test=args.test, correction=_correction(args),
+            test=args.test, correction=_correction(args), layout=args.layout,
         )  # fmt: skip
     except StudyError as e:
         raise CLIError(_in_command_words(e)) from None

@@ -13,13 +13,12 @@ the options follow ``eval``'s conventions (:mod:`._args`: runs anywhere on the l
 from __future__ import annotations
 
 import argparse
-import os
 import sys
-import tempfile
 import textwrap
 from pathlib import Path
 from typing import Any
 
+from ..reporting import MAX_WIDTH  # the widest table printed by default: the query texts are cut to fit
 from ._args import (
     EvalOptions,
     _io_arguments,
@@ -37,8 +36,6 @@ __all__ = ["DEFAULT_TOP", "MAX_WIDTH", "add_topics_arguments", "run_topics"]
 
 #: the most-hurt topics shown per run and measure unless ``--top``/``--all`` say otherwise
 DEFAULT_TOP = 5
-#: the widest table (characters) printed by default: the query texts are cut to fit
-MAX_WIDTH = 160
 _MIN_QUERY = 16  # a query is not cut shorter than this
 
 
@@ -138,17 +135,22 @@ def _shown(hurt: Any, top: int | None, decimals: int) -> tuple[Any, bool]:
 
 
 def _fit_queries(table: Any, render: Any) -> Any:
-    """The table with its query texts cut between words so that it is at most :data:`MAX_WIDTH` wide."""
+    """The table with its query texts cut between words so that it is at most :data:`MAX_WIDTH` wide.
+
+    The width is that of the rendered Markdown table (its longest table line); the texts are cut again
+    until it fits, but never shorter than ``_MIN_QUERY`` characters.
+    """
+    from ..reporting import markdown_width
+
     if "query" not in table.columns:
         return table
-    text = render(table)
-    width = max(len(line) for line in text.splitlines())
-    longest = int(table["query"].str.len().max() or 0)
-    if width <= MAX_WIDTH or longest <= _MIN_QUERY:
-        return table
-    room = max(_MIN_QUERY, longest - (width - MAX_WIDTH))
-    cut = [textwrap.shorten(q, room, placeholder=" …") if len(q) > room else q for q in table["query"]]
-    return table.assign(query=cut)
+    room = int(table["query"].str.len().max() or 0)
+    fitted = table
+    while (excess := markdown_width(render(fitted)) - MAX_WIDTH) > 0 and room > _MIN_QUERY:
+        room = max(_MIN_QUERY, room - excess)
+        fitted = table.assign(query=[textwrap.shorten(q, room, placeholder=" …") if len(q) > room else q
+                                     for q in table["query"]])
+    return fitted
 
 
 def _footer(hurt: Any, top: int | None, same: bool, caption: str | None) -> str:
@@ -164,27 +166,23 @@ def _footer(hurt: Any, top: int | None, same: bool, caption: str | None) -> str:
 
 
 def write_text_output(text: str, output: Path | None) -> None:
-    """``text`` to stdout, or to ``output`` through a temporary file renamed into place (no partial file)."""
+    """``text`` to stdout, or to ``output`` through ``data.atomic_write`` (whole or not at all)."""
+    from ..data import atomic_write
+
     if output is None:
         sys.stdout.write(text)
         return
     try:
         output.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=output.parent, prefix=f".{output.name}.", suffix=".tmp")
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as f:
-                f.write(text)
-            os.replace(tmp, output)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
+        with atomic_write(output) as f:
+            f.write(text)
     except OSError as e:
         raise CLIError(f"cannot write the output {output}: {e.strerror or e}") from e
 
 
 def _render(hurt: Any, args: Any) -> str:
     """The text printed: the per-run summary, then the most-hurt topics (CSV: the topics only)."""
-    from ..reporting import render_table, table_format
+    from ..reporting import markdown_width, render_table, table_format
 
     fmt = table_format(args.output, args.format)
     top = None if args.all else args.top or DEFAULT_TOP
@@ -197,6 +195,11 @@ def _render(hurt: Any, args: Any) -> str:
         return render_table(hurt if top is None else hurt.groupby(["name", "measure"], sort=False).head(top),
                             "csv")
     shown = _fit_queries(shown, lambda t: render_table(t, fmt, floatfmt=floatfmt))
+    if markdown_width(render_table(shown, "markdown", floatfmt=floatfmt)) > MAX_WIDTH and (
+            shown["measure"].nunique() == 1):  # one measure: named in the caption instead of on every row
+        footer = f"Measure: {shown['measure'].iloc[0]}. {footer}".strip()
+        shown = _fit_queries(shown.drop(columns=["measure"]),
+                             lambda t: render_table(t, fmt, floatfmt=floatfmt))
     first = render_table(summary(hurt), fmt, floatfmt=floatfmt,
                          caption="per run: topics lost, lost by more than 20%, with T_R ≤ −2, mean change")
     return first + "\n" + render_table(shown, fmt, floatfmt=floatfmt, caption=footer or None)

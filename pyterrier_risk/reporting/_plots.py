@@ -117,24 +117,26 @@ def plot_risk_gain(points: pd.DataFrame, *, curve: str = "name", x: str = "risk"
 
     Each row of ``points`` is one model evaluated against the baseline: ``Risk = (1/c) Σ max(0, b_i − r_i)``
     (eq. 1) on the x axis and ``Gain = Reward − Risk = (1/c) Σ (r_i − b_i)`` on the y axis. Rows sharing
-    a ``curve`` value (e.g. one learner trained with α = 0, 1, 5, 10) are joined in ``label`` order into a
-    line and annotated with their ``label`` (α); a curve with one row is a single point (e.g. a fixed run).
-    A model up and to the left dominates.
+    a ``curve`` value (e.g. one learner trained with α = 0, 1, 5, 10) are one line, its points joined
+    along the curve (by falling risk, so that a sweep whose risk does not fall with α does not zig-zag),
+    each annotated with its ``label`` (α) in the curve's colour; labels are moved apart so that none
+    overlaps another or a point, and the label of a point several curves share (their α = 0 model) is
+    written once. A curve with one row is a single point (e.g. a fixed run). A model up and to the left
+    dominates. The axes span the points with a margin (:func:`risk_gain_limits`), not the origin.
 
     With ``hull`` (2012 §5.7): applying a model on a coin flip with probability p, and the baseline
     otherwise, scales its Risk and Gain by p, so it moves the point along the segment to the origin.
-    For each curve whose first point (the gain-only model, α = 0 in a learner's α sweep) has
-    Gain > 0 and Risk > 0, with ``α* = Gain/Risk`` (:func:`pyterrier_risk.break_even_alpha`):
+    For each curve whose first point (the smallest ``label``: the gain-only model, α = 0 in a learner's
+    α sweep) has Gain > 0 and Risk > 0, with ``α* = Gain/Risk`` (:func:`pyterrier_risk.break_even_alpha`):
 
-    * the break-even line: the dotted grey segment from that point to the origin (URisk = 0 at α* all
-      along), its legend entry naming the model and its α*; curves that start at the same model (one
-      learner's α sweeps) share it, drawn once;
+    * the break-even line: the dotted segment from that point towards the origin (URisk = 0 at α* all
+      along), in the legend as ``break-even α* = …``; curves that start at the same model share it;
     * the curve's points with ``label <= α*`` (the paper's interesting trade-offs) ringed;
-    * the near-optimal hull: the dashed segment from the curve's point with the largest ``label <= α*``
-      to the origin (for a single point, the break-even line itself); hulls that end at the same point
-      are one black dashed line naming every curve.
+    * the near-optimal hull: the envelope of those trade-offs, drawn as one wide translucent band in the
+      curve's colour: along the curve from its first point to its point with the largest
+      ``label <= α*``, then towards the origin (the coin flips from there).
 
-    The legend sits right of the axes, off the data.
+    The legend (the curves' names, then one short entry per line) sits right of the axes, off the data.
 
     Args:
         points: one row per point, with columns ``curve``, ``x``, ``y`` and optionally ``label``
@@ -142,7 +144,7 @@ def plot_risk_gain(points: pd.DataFrame, *, curve: str = "name", x: str = "risk"
         curve: column naming the curve a point belongs to.
         x: column for the x axis (risk).
         y: column for the y axis (gain).
-        label: column used to order and annotate the points of a curve (``None``: no annotation).
+        label: column used to annotate the points of a curve (``None``: no annotation).
         path: save the figure as PNG there.
         title: figure title.
         xlabel: x axis label.
@@ -163,83 +165,96 @@ def plot_risk_gain(points: pd.DataFrame, *, curve: str = "name", x: str = "risk"
     ax = fig.add_subplot()
     drawn = []
     for name, group in points.groupby(curve, sort=False):
-        if label:
-            group = group.sort_values(label, kind="stable")
-        style = "o-" if len(group) > 1 else "s"
-        (line,) = ax.plot(group[x].to_numpy(float), group[y].to_numpy(float), style, label=str(name),
-                          markersize=5)
+        group = _along_curve(group, x, label)
+        (line,) = ax.plot(group[x].to_numpy(float), group[y].to_numpy(float),
+                          "o-" if len(group) > 1 else "s", label=str(name), markersize=5)
         drawn.append((line, group))
-        if label and len(group) > 1:
-            for _, row in group.iterrows():
-                ax.annotate(f"{row[label]:g}" if isinstance(row[label], (int, float)) else str(row[label]),
-                            (row[x], row[y]), textcoords="offset points", xytext=(4, 4), fontsize=7)
     if hull:
         _hulls(ax, drawn, x, y, label)
     ax.axhline(0.0, color="grey", linewidth=0.8, linestyle=":")
+    ax.set_xlim(*risk_gain_limits(points[x]))
+    ax.set_ylim(*risk_gain_limits(points[y]))
     ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel)
     default = f"Risk–gain trade-off (labels: {label})" if label else "Risk–gain trade-off"
     ax.set_title(_wrap(title or default), fontsize=10)
     ax.grid(True, alpha=0.3)
     ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.02, 1.0), borderaxespad=0.0)  # off the data
+    if label:
+        _point_labels(fig, ax, drawn, x, y, label)
     return _finish(fig, path)
 
 
+def risk_gain_limits(values: Any, margin: float = 0.08) -> tuple[float, float]:
+    """An axis range that holds ``values`` with ``margin`` of their span on each side (a lone value: ±10%)."""
+    v = np.asarray(values, dtype=float)
+    v = v[np.isfinite(v)]
+    lo, hi = (float(v.min()), float(v.max())) if len(v) else (0.0, 1.0)
+    span = hi - lo if hi > lo else (abs(hi) or 1.0) * 0.2
+    return lo - margin * span, hi + margin * span
+
+
+def _along_curve(group: pd.DataFrame, x: str, label: str | None) -> pd.DataFrame:
+    """A curve's points in drawing order: by falling risk (ties: by ``label``), never doubling back."""
+    keys, ascending = [x], [False]
+    if label and _numeric_label(group, label):
+        keys, ascending = [x, label], [False, True]
+    return group.sort_values(keys, ascending=ascending, kind="stable")
+
+
+def _point_labels(fig: Figure, ax: Any, drawn: list[tuple[Any, pd.DataFrame]], x: str, y: str,
+                  label: str) -> list[Any]:
+    """Each point's ``label`` in its curve's colour (a point curves share: once, black), moved apart."""
+    from ._labels import repel_labels
+
+    points: dict[tuple[float, float, str], list[str]] = {}  # (x, y, text) -> the colours of its curves
+    for line, group in drawn:
+        if len(group) < 2:
+            continue
+        for _, row in group.iterrows():
+            value = row[label]
+            text = f"{value:g}" if isinstance(value, (int, float, np.number)) else str(value)
+            points.setdefault((float(row[x]), float(row[y]), text), []).append(line.get_color())
+    texts = [ax.annotate(text, (px, py), textcoords="offset points", xytext=(4, 4), fontsize=7,
+                         color=colours[0] if len(colours) == 1 else "black",  # shared: black
+                         arrowprops={"arrowstyle": "-", "color": "0.7", "lw": 0.5})
+             for (px, py, text), colours in points.items()]
+    repel_labels(fig, texts)
+    return texts
+
+
 def _hulls(ax: Any, drawn: list[tuple[Any, pd.DataFrame]], x: str, y: str, label: str | None) -> None:
-    """Each curve's break-even line and near-optimal hull (2012 §5.7), a segment shared by curves drawn once.
+    """Each curve's break-even line and near-optimal hull (2012 §5.7), a shared break-even line once.
 
     Curves of one learner's α sweep share their first point (the α = 0 model), hence its break-even
-    line and α range: these are drawn once, their legend entry naming the model whose α* it is. Two
-    hulls that end at the same point are one dashed line naming both curves.
+    line and α range: it is drawn once, in grey (in the curve's colour when it is one curve's).
     """
     from ..core import gain_risk_ratio
 
-    breakeven: dict[tuple[float, float], list[Any]] = {}  # the first model's point -> its text, curves
-    hulls: dict[tuple[float, float], list[tuple[str, Any]]] = {}
+    breakeven: dict[tuple[float, float], list[Any]] = {}  # the first model's point -> its curves' lines
     for line, group in drawn:
-        risk, gain = float(group[x].iloc[0]), float(group[y].iloc[0])
+        ordered = group.sort_values(label, kind="stable") if _numeric_label(group, label) else group
+        risk, gain = float(ordered[x].iloc[0]), float(ordered[y].iloc[0])
         a_star = gain_risk_ratio(gain, risk)
         if not (math.isfinite(a_star) and a_star > 0):  # no loss, no gain, or a loss on average: no hull
             continue
-        start = float(group[label].iloc[0]) if _numeric_label(group, label) else math.nan
-        first = f"the {label} = {start:g} model of " if math.isfinite(start) else ""
-        breakeven.setdefault((risk, gain), [first]).append((line.get_label(), line.get_color()))
-        end = _hull_end(group, x, y, label, a_star)
-        if end is not None:
-            inside = group[group[label].to_numpy(float) <= a_star]
+        breakeven.setdefault((risk, gain), []).append(line)
+        if len(group) > 1 and _numeric_label(group, label):
+            inside = ordered[ordered[label].to_numpy(float) <= a_star]
             ax.plot(inside[x].to_numpy(float), inside[y].to_numpy(float), "o", markersize=9,
                     color=line.get_color(), markerfacecolor="none", linewidth=0)
-            hulls.setdefault(end, []).append((line.get_label(), line.get_color()))
-    for (risk, gain), (first, *curves) in breakeven.items():
-        a_star = gain_risk_ratio(gain, risk)
-        names = ", ".join(n for n, _ in curves)
-        same = hulls.pop((risk, gain), None)  # the hull ends at the first model: it is this very line
-        hull_text = f"; the near-optimal hull of {', '.join(n for n, _ in same)}" if same else ""
-        ax.plot([0.0, risk], [0.0, gain], ":", color=curves[0][1] if len(curves) == 1 else "grey",
-                linewidth=1.2, label=_wrap(f"break-even (coin flips with the baseline) of {first}{names}: "
-                                           f"α* = {a_star:.3g}{hull_text}", 45))
-    for (end_x, end_y), curves in hulls.items():
-        styles = dict(color=curves[0][1]) if len(curves) == 1 else dict(color="black")
-        ax.plot([0.0, end_x], [0.0, end_y], "--", linewidth=1.2, **styles,
-                label=_wrap(f"near-optimal hull ({', '.join(n for n, _ in curves)})", 45))
+            ax.plot([*inside[x].to_numpy(float), 0.0], [*inside[y].to_numpy(float), 0.0], "-", linewidth=6,
+                    alpha=0.2, solid_capstyle="round", color=line.get_color(),
+                    label=f"near-optimal hull: {line.get_label()}")
+    for (risk, gain), lines in breakeven.items():
+        own = len(lines) == 1
+        ax.plot([0.0, risk], [0.0, gain], ":", color=lines[0].get_color() if own else "grey", linewidth=1.2,
+                label=f"break-even α* = {gain_risk_ratio(gain, risk):.3g}" + (f" ({lines[0].get_label()})"
+                                                                              if own else ""))
 
 
 def _numeric_label(group: pd.DataFrame, label: str | None) -> bool:
     return bool(label) and pd.api.types.is_numeric_dtype(group[label])
-
-
-def _hull_end(group: pd.DataFrame, x: str, y: str, label: str | None,
-              a_star: float) -> tuple[float, float] | None:
-    """Where a curve's near-optimal hull ends: its point with the largest ``label <= α*`` (None: no hull).
-
-    The points inside are ringed; a single model's hull is its break-even line (None here).
-    """
-    if not (len(group) > 1 and _numeric_label(group, label)):
-        return None
-    inside = group[group[label].to_numpy(float) <= a_star]
-    if not len(inside):
-        return None
-    return float(inside[x].iloc[-1]), float(inside[y].iloc[-1])
 
 
 def helped_hurt_counts(scores: Any, baseline: Any, *, bin_width: float = 0.1,

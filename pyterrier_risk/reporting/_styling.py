@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Hashable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import pandas as pd
 
@@ -62,6 +62,7 @@ class TableStyle:
     layout: str = "wide"
     short_labels: bool = False
     hide: Sequence[str] = ()
+    formats: Mapping[Hashable, str] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         if self.layout not in LAYOUTS:
@@ -74,7 +75,7 @@ class TableStyle:
     def is_plain(self) -> bool:
         """Whether no option beyond the label changes the plain rendering."""
         return (not self.bold and not self.significance and self.layout == "wide" and not self.short_labels
-                and not self.hide)
+                and not self.hide and not self.formats)
 
 
 def _transposed(frame: pd.DataFrame) -> pd.DataFrame:
@@ -208,13 +209,17 @@ def _marker_text(marker: str, latex: bool) -> str:
     return f"$^{{{symbol}}}$" if symbol else f"\\textsuperscript{{{latex_escape(marker)}}}"
 
 
-def _float_formats(frame: pd.DataFrame, floatfmt: str) -> dict[Hashable, str]:
+def _float_formats(frame: pd.DataFrame, floatfmt: str,
+                   given: Mapping[Hashable, str] | None = None) -> dict[Hashable, str]:
     """``floatfmt`` per column, but whole-number win/loss counts (``"X +"``, ``"X -"``) as integers.
 
-    They are floats only because the baseline's own count is NaN.
+    They are floats only because the baseline's own count is NaN. A column in ``given`` takes its format.
     """
     formats = {}
     for column in frame.columns:
+        if given and column in given:
+            formats[column] = given[column]
+            continue
         formats[column] = column_float_format(column, floatfmt)
         if column_info(column).suffix in ("+", "-") and pd.api.types.is_float_dtype(frame[column]):
             values = frame[column].dropna()
@@ -324,7 +329,10 @@ def render_styled(frame: pd.DataFrame, format: str, floatfmt: str, caption: str 
     directions = _bold_directions(frame, style)
     p_columns = _p_value_columns(frame, style.significance or True)
     marked = p_columns if style.significance else {}
-    formats = _float_formats(frame, floatfmt)
+    missing = [c for c in style.formats if c not in frame.columns]
+    if missing:
+        raise ValueError(f"formats: the table has no column(s) {missing}")
+    formats = _float_formats(frame, floatfmt, style.formats)
     best, excluded = _best_mask(frame, directions, formats, p_columns)
     cells = _cells(frame, latex, formats, best, _mark_mask(frame, marked, style.level, formats), style.marker)
     if style.hide:  # used for the marks and the bold, not printed

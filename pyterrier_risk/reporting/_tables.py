@@ -17,9 +17,19 @@ import pandas as pd
 
 from ..data import atomic_write
 from ._styling import TableStyle, csv_layout, render_styled
-from ._text import FORMATS, format_cell, latex_escape, table_format, to_csv, to_latex, to_markdown
+from ._text import (
+    FORMATS,
+    MAX_WIDTH,
+    format_cell,
+    latex_escape,
+    markdown_width,
+    table_format,
+    to_csv,
+    to_latex,
+    to_markdown,
+)
 
-__all__ = ["FORMATS", "render_table", "write_table", "format_cell", "latex_escape"]
+__all__ = ["FORMATS", "render_in_parts", "render_table", "write_table", "format_cell", "latex_escape"]
 
 
 def _as_frame(df: object) -> pd.DataFrame:
@@ -49,13 +59,50 @@ def render_table(df: pd.DataFrame, format: str = "markdown", *, index: bool = Fa
     return render_styled(df.reset_index() if index else df, format, floatfmt, caption, style)
 
 
+def render_in_parts(frame: pd.DataFrame, format: str, keys: Sequence[str], *, floatfmt: str = ".4f",
+                    caption: str | None = None, max_width: int = MAX_WIDTH, **options: Any) -> str:
+    """``frame`` in one piece, or in parts of consecutive columns when its Markdown is over ``max_width``.
+
+    Each part repeats the ``keys`` columns (the row names) and holds as many of the next value columns as
+    fit ``max_width`` (a column wider than that alone: a part of its own); a caption ends with
+    ``Part i of n.``. CSV is always one piece. ``options`` are :func:`write_table`'s style options; a
+    ``formats`` or ``hide`` entry goes to the part that holds its column.
+    """
+    keys = list(keys)
+    values = [c for c in frame.columns if c not in keys]
+
+    def part_options(columns: list[str]) -> dict[str, Any]:
+        out = dict(options)
+        for name in ("formats", "hide"):
+            if name in out and out[name]:
+                given = out[name]
+                out[name] = ({c: f for c, f in given.items() if c in columns} if isinstance(given, Mapping)
+                             else [c for c in given if c in columns])
+        return out
+
+    def width(columns: list[str]) -> int:
+        return markdown_width(render_table(frame[keys + columns], "markdown", floatfmt=floatfmt,
+                                           **part_options(columns)))
+
+    if format == "csv" or width(values) <= max_width:
+        return render_table(frame, format, floatfmt=floatfmt, caption=caption, **options)
+    groups: list[list[str]] = [[]]
+    for column in values:
+        if groups[-1] and width([*groups[-1], column]) > max_width:
+            groups.append([])
+        groups[-1].append(column)
+    return "\n".join(render_table(frame[keys + g], format, floatfmt=floatfmt, caption=caption and (
+        f"{caption} Part {i} of {len(groups)}."), **part_options(g)) for i, g in enumerate(groups, 1))
+
+
 def write_table(df: pd.DataFrame, path_or_None: str | os.PathLike | None = None, format: str | None = None,
                 *, index: bool = False, floatfmt: str = ".4f", caption: str | None = None,
                 label: str | None = None, bold: bool | Sequence[str] = False,
                 lower_is_better: Iterable[str] | None = None,
                 significance: bool | Mapping[str, str] = False, level: float = 0.05,
                 test: str | None = None, correction: str | None = None, marker: str = "†",
-                layout: str = "wide", short_labels: bool = False, hide: Sequence[str] = ()) -> str:
+                layout: str = "wide", short_labels: bool = False, hide: Sequence[str] = (),
+                formats: Mapping[str, str] | None = None) -> str:
     r"""Render a result table as Markdown, LaTeX or CSV and optionally write it to a file.
 
     Markdown is a GitHub pipe table (header, ``---`` separator, numeric columns right-aligned); LaTeX is
@@ -76,6 +123,7 @@ def write_table(df: pd.DataFrame, path_or_None: str | os.PathLike | None = None,
     * ``hide``: columns that decide marks or bold (a ``significance`` mapping's p-value columns, say) but
       are not printed, so that a paper's layout fits; the caption then names the test, the correction
       and the level, and the CSV (which ignores ``hide``) keeps them.
+    * ``formats``: a format spec per column (``{"Wins": ".1f"}``) instead of ``floatfmt``.
     * ``short_labels``: risk-measure columns become ``U1``, ``T1``, ``Z1``, ``G1`` ... (same number =
       same base measure and α) and long ordinary measure names ``M1`` ...; a legend under the table
       maps each label to the full measure (``wide`` and ``transposed`` layouts).
@@ -105,6 +153,7 @@ def write_table(df: pd.DataFrame, path_or_None: str | os.PathLike | None = None,
         layout: ``'wide'``, ``'long'`` or ``'transposed'``.
         short_labels: shorten measure columns and print the legend.
         hide: columns not printed in Markdown and LaTeX (see above).
+        formats: column -> format spec, for those columns (Markdown and LaTeX).
 
     Returns:
         The rendered text.
@@ -125,7 +174,7 @@ def write_table(df: pd.DataFrame, path_or_None: str | os.PathLike | None = None,
     text = render_table(df, format, index=index, floatfmt=floatfmt, caption=caption, label=label, bold=bold,
                         lower_is_better=lower_is_better, significance=significance, level=level, test=test,
                         correction=correction, marker=marker, layout=layout, short_labels=short_labels,
-                        hide=hide)
+                        hide=hide, formats=dict(formats or {}))
     if path_or_None is not None:
         path = Path(path_or_None)
         try:

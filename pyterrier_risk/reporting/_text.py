@@ -13,10 +13,17 @@ from pathlib import Path
 
 import pandas as pd
 
-__all__ = ["FORMATS", "column_float_format", "format_cell", "is_p_value_column", "latex_escape",
-           "table_format", "to_csv", "to_latex", "to_markdown"]
+__all__ = ["CORRECTION_NAMES", "FORMATS", "MAX_WIDTH", "column_float_format", "correction_name",
+           "format_cell", "is_p_value_column", "latex_escape", "markdown_width", "table_format", "to_csv",
+           "to_latex", "to_markdown"]
 
 FORMATS = ("markdown", "latex", "csv")
+#: the widest Markdown table (in characters) the commands print in one piece, so that it fits a terminal
+MAX_WIDTH = 160
+#: how captions name each multiple-testing correction (the canonical names of ``core.CORRECTION_METHODS``)
+CORRECTION_NAMES = {"bonferroni": "Bonferroni", "sidak": "Šidák", "holm": "Holm", "holm-sidak": "Holm–Šidák",
+                    "simes-hochberg": "Simes–Hochberg", "hommel": "Hommel", "fdr_bh": "Benjamini–Hochberg",
+                    "fdr_by": "Benjamini–Yekutieli"}
 _SUFFIX_FORMAT = {".md": "markdown", ".markdown": "markdown", ".tex": "latex", ".csv": "csv"}
 _LATEX_ESCAPES = {
     "\\": r"\textbackslash{}",
@@ -30,6 +37,16 @@ _LATEX_ESCAPES = {
     "~": r"\textasciitilde{}",
     "^": r"\textasciicircum{}",
 }
+
+
+def correction_name(method: str | None) -> str | None:
+    """A correction method as captions name it (``'fdr_bh'`` -> ``'Benjamini–Hochberg'``); None stays None."""
+    return None if method is None else CORRECTION_NAMES.get(method, method)
+
+
+def markdown_width(text: str) -> int:
+    """The width of Markdown table text: its longest table line (caption and legend lines wrap)."""
+    return max((len(line) for line in text.splitlines() if line.startswith("|")), default=0)
 
 
 def table_format(path: str | os.PathLike | None, format: str | None) -> str:

@@ -233,7 +233,7 @@ def risk_study(
     workers: int | None = None, client: Any = None,
     scheduler: str | None = None, out: str | os.PathLike | None = None, imports: Sequence[str] = (),
     progress: bool = True, format: str = "markdown", decimals: int = 4, test: str = DEFAULT_TEST,
-    correction: str | None = DEFAULT_CORRECTION,
+    correction: str | None = DEFAULT_CORRECTION, layout: str = "default",
 ) -> RiskStudyResult:
     """Train every objective at every α and seed on every LETOR fold against plain LambdaMART.
 
@@ -272,6 +272,7 @@ def risk_study(
         decimals: decimals of the tables in ``out``.
         test: the paired test of the tables in ``out`` (``'t'`` or ``'randomization'``).
         correction: their multiple-testing correction over the rows (``None``: none).
+        layout: the learner table's layout in ``out``: ``'default'`` or ``'paper'`` (2016 Table 7 as printed).
 
     Returns:
         A :class:`RiskStudyResult`.
@@ -292,7 +293,7 @@ def risk_study(
         split_seed=split_seed, eval_alpha=eval_alpha, threads=threads, imports=imports)  # fmt: skip
     check_models(settings)
     try:
-        check_table_options(test, correction, settings.eval_alpha, 10000)
+        check_table_options(test, correction, settings.eval_alpha, 10000, layout)
     except ValueError as e:
         raise StudyError(str(e)) from None
     if client is not None and scheduler is not None:
@@ -315,5 +316,7 @@ def risk_study(
             own.close()
         result = assemble(settings, tasks, [store.get(task_key(t)) for t in tasks])
         if folder is not None:
-            result.write(folder, format=format, decimals=decimals, test=test, correction=correction)
+            result.write(folder, format=format, decimals=decimals, test=test, correction=correction,
+                         layout=layout)
+            result = dataclasses.replace(result, out=folder)
     return result

@@ -60,6 +60,11 @@ class RiskStudyResult:
     runs: dict[tuple[str, float, int], pd.DataFrame] = field(repr=False)
     baseline_runs: dict[str, pd.DataFrame] = field(repr=False)
     qrels: pd.DataFrame = field(repr=False)
+    out: Path | None = field(default=None, compare=False)
+
+    def __repr__(self) -> str:
+        """A short summary: folds, tasks, learners, the best row and the output folder (not the frames)."""
+        return _summary(self)
 
     @property
     def single(self) -> str | None:
@@ -112,6 +117,35 @@ class RiskStudyResult:
                 model's run name, or a bad ``format``.
         """
         return write_study(self, Path(out), format=format, decimals=decimals, **options)
+
+
+def _summary(result: RiskStudyResult) -> str:
+    """The result in a few lines: what was trained, the best mean NDCG@10, where it was written."""
+    from ._learn_tables import objective_labels
+
+    pq = result.per_query
+    if pq.empty:
+        return f"RiskStudyResult(no test queries; out={result.out})"
+    names = objective_labels(pq["objective"])
+    means = pq.groupby(["objective", "alpha"], sort=False)["ndcg"].mean()
+    learners = []
+    for objective in dict.fromkeys(pq["objective"]):
+        alphas = " ".join(f"{a:g}" for a in sorted(means[objective].index))
+        learners.append(f"{names[objective]} (α {alphas})")
+    (objective, alpha), best = means.idxmax(), float(means.max())
+    ref = means.get(("lambdarank", 0.0))
+    versus = f", LambdaMART {ref:.4f}" if ref is not None and objective != "lambdarank" else ""
+    baselines = "; ".join(
+        x for x in (f"single {result.single}" if result.single else "",
+                    f"multiple {', '.join(result.multiple)}" if result.multiple else "") if x)
+    return "\n".join([
+        f"RiskStudyResult: {pq['fold'].nunique()} folds × {pq['seed'].nunique()} seed(s), "
+        f"{len(result.models)} models (tasks), {pq.groupby('fold')['qid'].nunique().sum()} test queries",
+        f"  learners: {', '.join(learners)}",
+        f"  baselines: {baselines or 'none'}",
+        f"  best mean NDCG@10: {names[objective]} α={alpha:g} {best:.4f}{versus} "
+        "(result.tables() for the tests)",
+        f"  out: {result.out if result.out is not None else 'not written (result.write(folder))'}"])
 
 
 def _write_text(path: Path, text: str) -> Path:

@@ -1,8 +1,9 @@
-r"""The learner study's tables and plot, from its ``per_query``, ``curves`` and ``kendall`` frames.
+r"""The learner study's statistics, from its ``per_query``, ``curves`` and ``kendall`` frames.
 
-Pure functions (no I/O but the plot's PNG) that turn a study's frames into the papers' learner tables:
+Pure functions that compute the papers' learner tables (printing them is :mod:`pyterrier_risk.reporting`'s
+:func:`~pyterrier_risk.reporting.render_learner_table`, re-exported here):
 
-* :func:`learner_table`: Dinçer, Macdonald and Ounis (SIGIR 2016), Table 7: one row per (objective, α),
+* :func:`learner_table`: Dinçer, Macdonald and Ounis (SIGIR 2016), Table 7: one row per (objective, alpha),
   NDCG@10, then Reward, Risk, Reward/Risk, Wins, Losses, W/L and Losses>20% against the single baseline,
   the same macro-averaged over the multiple baselines, and GeoRisk among them; each model paired per
   query with the reference (plain LambdaMART trained with the same seeds). The 2014 paper's Table 3
@@ -10,8 +11,9 @@ Pure functions (no I/O but the plot's PNG) that turn a study's frames into the p
   Wins/Losses, Loss>20% per α) are the same numbers (their ratios the reciprocals);
 * :func:`convergence_table`: rounds to reach a share of the final validation NDCG (Wang et al. 2012, §5.8);
 * :func:`kendall_bins_table`: the share of test queries per Kendall-distance bin (Wang et al. 2012, §5.9);
-* :func:`plot_learner_risk_gain`: risk vs. gain against the single baseline with break-even lines (§5.6–5.7);
-* :func:`learner_tables` all three tables, :func:`render_learner_table` the learner table as text.
+* :func:`learner_risk_gain_points` and :func:`plot_learner_risk_gain`: risk vs. gain against the single
+  baseline with break-even lines (§5.6–5.7);
+* :func:`learner_tables`: all three tables with the settings their captions print (:class:`LearnerTables`).
 
 Pooling. The test queries of all folds are pooled (every query is a test query in one fold). A model and
 the reference are paired by ``(fold, seed, qid)``; each statistic is computed per seed on the pooled
@@ -26,7 +28,6 @@ import math
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -43,13 +44,26 @@ from ..core import (
     risk_reward,
     risk_weighted_differences,
 )
-from ..learning import rounds_to_reach
+from ..learning import get_objective, rounds_to_reach
+from ..reporting import (
+    MACRO,
+    MAX_WIDTH,
+    NDCG,
+    P_CORRECTED,
+    P_VALUE,
+    STATS,
+    TESTED,
+    LearnerTableSettings,
+    render_convergence_table,
+    render_kendall_table,
+    render_learner_table,
+)
 
 if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.figure import Figure
 
 __all__ = ["DEFAULT_CORRECTION", "DEFAULT_TEST", "LearnerTables", "convergence_table", "kendall_bins_table",
-           "learner_table", "learner_tables",
+           "learner_table", "learner_tables", "objective_labels",
            "plot_learner_risk_gain", "render_learner_table", "learner_risk_gain_points"]
 
 REFERENCE = "lambdarank"
@@ -58,14 +72,6 @@ DEFAULT_TEST = "t"
 DEFAULT_CORRECTION = "holm"  # over the rows of one column
 KEYS = ("fold", "seed", "qid")
 MODEL = ("objective", "alpha")
-#: the columns of one half of the table, in the 2016 paper's order
-STATS = ("Reward", "Risk", "Reward/Risk", "Wins", "Losses", "W/L", "Losses>20%")
-#: the statistics that are means (or sums) of per-query values, hence paired-tested per query
-TESTED = ("Reward", "Risk", "Wins", "Losses", "Losses>20%")
-MACRO = "macro "
-NDCG = "NDCG@10"
-_P, _PC = " p-value", " p-value corrected"
-_TEST_NAMES = {"t": "paired t-test", "randomization": "paired randomization test"}
 
 
 # -- input ----------------------------------------------------------------------------------------------
@@ -215,7 +221,12 @@ def _p_value(model: np.ndarray, reference: np.ndarray, test: str, n_resamples: i
     return randomization_test(model, reference, n_resamples=n_resamples, seed=seed).p_value
 
 
-def _check_options(test: str, correction: str | None, eval_alpha: float, n_resamples: int) -> None:
+def _check_options(test: str, correction: str | None, eval_alpha: float, n_resamples: int,
+                   layout: str = "default") -> None:
+    from ..reporting import LEARNER_LAYOUTS
+
+    if layout not in LEARNER_LAYOUTS:
+        raise ValueError(f"layout must be one of {', '.join(LEARNER_LAYOUTS)}, got {layout!r}")
     if test not in TESTS:
         raise ValueError(f"test must be one of {', '.join(TESTS)}, got {test!r}")
     if correction is not None:
@@ -232,8 +243,8 @@ def learner_table(per_query: pd.DataFrame, *, single: str | None, multiple: Sequ
                   seed: int = 0) -> pd.DataFrame:
     r"""The learners' effectiveness and robustness, Dinçer, Macdonald and Ounis (SIGIR 2016), Table 7.
 
-    One row per (objective, α), the reference (plain LambdaMART, ``reference`` at α = 0) first, then the
-    objectives in the order they first appear in ``per_query``, each by rising α. Columns:
+    One row per (``objective``, ``alpha``), the reference (plain LambdaMART, ``reference`` at α = 0) first,
+    then the objectives in the order they first appear in ``per_query``, each by rising α. Columns:
 
     * ``NDCG@10`` (the mean over the pooled test queries) and ``NDCG@10 Δ%``, its change against the
       reference, :math:`100\,(\bar s / \bar s_{ref} - 1)`;
@@ -270,13 +281,23 @@ def learner_table(per_query: pd.DataFrame, *, single: str | None, multiple: Sequ
         seed: the randomization test's seed.
 
     Returns:
-        The table; ``table.attrs['learner']`` holds the settings :func:`render_learner_table` prints.
+        The table (:func:`learner_tables` returns it with the
+        :class:`~pyterrier_risk.reporting.LearnerTableSettings` that :func:`render_learner_table` prints).
 
     Raises:
         ValueError: a missing column or baseline, a missing, negative or non-finite value, a repeated row,
             no reference rows, a model not paired with the reference, or a bad option.
         TypeError: ``per_query`` is not a DataFrame.
     """
+    return _learner_table(per_query, single=single, multiple=multiple, eval_alpha=eval_alpha,
+                          reference=reference, test=test, correction=correction, n_resamples=n_resamples,
+                          seed=seed)[0]
+
+
+def _learner_table(per_query: pd.DataFrame, *, single: str | None, multiple: Sequence[str], eval_alpha: float,
+                   reference: str, test: str, correction: str | None, n_resamples: int = 10000,
+                   seed: int = 0) -> tuple[pd.DataFrame, LearnerTableSettings]:
+    """:func:`learner_table` and the settings its captions print."""
     per_query = _check_frame(per_query, [*MODEL, *KEYS, "ndcg"], "per_query")
     multiple = [multiple] if isinstance(multiple, str) else list(multiple)
     _check_options(test, correction, eval_alpha, n_resamples)
@@ -289,167 +310,42 @@ def learner_table(per_query: pd.DataFrame, *, single: str | None, multiple: Sequ
         values, per_q = _model_values(m, float(eval_alpha))
         if i == 0:
             ref_values, ref_per_q = values, per_q
-        row: dict[str, Any] = {"objective": m.objective, "α": m.alpha}
+        row: dict[str, Any] = {"objective": m.objective, "alpha": m.alpha}
         for column, value in values.items():
             row[column] = value
             if column == NDCG:
                 row[NDCG + " Δ%"] = 100.0 * (value / ref_values[NDCG] - 1.0) if ref_values[NDCG] else math.nan
             if column in per_q:
-                row[column + _P] = (math.nan if i == 0 else
-                                    _p_value(per_q[column], ref_per_q[column], test, n_resamples, seed))
+                row[column + P_VALUE] = (math.nan if i == 0 else
+                                         _p_value(per_q[column], ref_per_q[column], test, n_resamples, seed))
                 tested[column] = True
         rows.append(row)
     table = pd.DataFrame(rows)
     for column in tested:
-        p = table[column + _P]
+        p = table[column + P_VALUE]
         adjusted = adjust_p_values(p, correction) if correction is not None else p.copy()
-        table.insert(table.columns.get_loc(column + _P) + 1, column + _PC, adjusted)
-    table.attrs["learner"] = {
-        "single": _name(single), "multiple": [_name(m) for m in multiple], "eval_alpha": float(eval_alpha),
-        "reference": reference, "test": test, "correction": correction, "n_resamples": n_resamples,
-        "queries": models[0].ndcg.shape[1], "seeds": models[0].ndcg.shape[0]}
-    return table
+        table.insert(table.columns.get_loc(column + P_VALUE) + 1, column + P_CORRECTED, adjusted)
+    settings = LearnerTableSettings(
+        single=_name(single), multiple=tuple(str(_name(m)) for m in multiple), eval_alpha=float(eval_alpha),
+        reference=reference, test=test, correction=correction, n_resamples=n_resamples,
+        queries=models[0].ndcg.shape[1], seeds=models[0].ndcg.shape[0],
+        labels=objective_labels(table["objective"]))
+    return table, settings
+
+
+def objective_labels(objectives: Any) -> dict[str, str]:
+    """Each objective name's label in the tables (the registry's ``label``; an unknown name: itself)."""
+    out = {}
+    for name in dict.fromkeys(map(str, objectives)):
+        try:
+            out[name] = get_objective(name).label
+        except ValueError:  # a frame of an objective not registered here: its name
+            out[name] = name
+    return out
 
 
 def _name(baseline: str | None) -> str | None:
     return baseline[5:] if baseline is not None and baseline.startswith("base:") else baseline
-
-
-# -- rendering -------------------------------------------------------------------------------------------
-
-#: the widest markdown table :func:`render_learner_table` prints in one piece (``eval``'s limit)
-MAX_WIDTH = 160
-_CORRECTION_NAMES = {"bonferroni": "Bonferroni", "sidak": "Šidák", "holm": "Holm", "holm-sidak": "Holm–Šidák",
-                     "simes-hochberg": "Simes–Hochberg", "hommel": "Hommel", "fdr_bh": "Benjamini–Hochberg",
-                     "fdr_by": "Benjamini–Yekutieli"}
-
-
-def _half_columns(table: pd.DataFrame, prefix: str) -> list[str]:
-    return [prefix + k for k in STATS if prefix + k in table.columns]
-
-
-def _piece(table: pd.DataFrame, columns: list[str],
-           rename: dict[str, str]) -> tuple[pd.DataFrame, dict, list]:
-    """The shown columns, their p-value columns (hidden) and the significance mapping, renamed."""
-    shown = ["objective", "α", *columns]
-    marks = {c: c + _PC for c in columns if c + _PC in table.columns}
-    frame = table[shown + list(marks.values())].rename(columns=rename)
-    frame["α"] = [f"{a:g}" for a in frame["α"]]
-    frame = _whole_counts(frame, [c for c in frame.columns if c.endswith(COUNTS)])
-    return frame, {rename.get(c, c): rename.get(p, p) for c, p in marks.items()}, [rename.get(p, p)
-                                                                                    for p in marks.values()]
-
-
-#: the columns of counts (whole numbers with one seed): printed as integers when every value is whole
-COUNTS = ("Wins", "Losses", "Losses>20%", "models", "rounds", "undefined", "mean)", "median)")
-
-
-def _whole_counts(frame: pd.DataFrame, columns: Sequence[str]) -> pd.DataFrame:
-    """``frame`` with those ``columns`` whose values are all whole numbers as integers (no decimals shown)."""
-    whole = [c for c in columns if np.isfinite(frame[c]).all() and (frame[c] == frame[c].round()).all()]
-    return frame.astype({c: np.int64 for c in whole})
-
-
-def _render_parts(frame: pd.DataFrame, format: str, *, floatfmt: str, caption: str | None,
-                  max_width: int) -> str:
-    """``frame`` (``objective``, ``α``, values) in one piece, or in parts when its Markdown is too wide.
-
-    The parts hold consecutive value columns, each part with ``objective`` and ``α`` and at most
-    ``max_width`` wide (a column wider than that alone: a part of its own). CSV: always one piece.
-    """
-    from ..reporting import render_table
-
-    keys = ["objective", "α"]
-    values = [c for c in frame.columns if c not in keys]
-
-    def width(columns: list[str]) -> int:
-        return _width(render_table(frame[keys + columns], "markdown", floatfmt=floatfmt))
-
-    if format == "csv" or width(values) <= max_width:
-        return render_table(frame, format, floatfmt=floatfmt, caption=caption)
-    groups: list[list[str]] = [[]]
-    for column in values:
-        if groups[-1] and width([*groups[-1], column]) > max_width:
-            groups.append([])
-        groups[-1].append(column)
-    return "\n".join(render_table(frame[keys + g], format, floatfmt=floatfmt, caption=caption and (
-        f"{caption} Part {i} of {len(groups)}.")) for i, g in enumerate(groups, 1))
-
-
-def _caption(settings: dict, what: str) -> str:
-    correction = settings["correction"]
-    seeds = settings["seeds"]
-    pooled = f"{settings['queries']} test queries pooled over the folds" + (
-        f", each statistic averaged over {seeds} seeds" if seeds > 1 else "")
-    tests = (f"The tests compare each row with {settings['reference']} at α = 0 (the first row: the "
-             "baseline of † below) per query; the p-values are in the CSV"
-             + ("" if correction else ", uncorrected") + ".")
-    return f"{what} ({pooled}; NDCG@10 with gains 2^label − 1). {tests}"
-
-
-def _test_text(settings: dict) -> str:
-    if settings["test"] == "t":
-        return f"paired t-test against {settings['reference']}"
-    return f"paired randomization test against {settings['reference']} ({settings['n_resamples']} sign flips)"
-
-
-def render_learner_table(table: pd.DataFrame, format: str = "markdown", *, floatfmt: str = ".4f",
-                         level: float = 0.05, max_width: int = MAX_WIDTH) -> str:
-    """:func:`learner_table` as Markdown, LaTeX or CSV, in the layout of Dinçer et al. (2016), Table 7.
-
-    Markdown and LaTeX: one table with NDCG@10, the single-baseline half, the macro half and GeoRisk when
-    its Markdown fits ``max_width`` characters; else two, as the paper's two halves (NDCG@10 and the
-    single baseline; the macro half and GeoRisk). A value is marked † when its corrected p-value, as
-    printed with ``floatfmt``, is at most ``level``; the best value of each column is bold (lower is better
-    for Risk, Losses and Losses>20%); the captions say so, and name the test and the correction. The
-    p-values are not printed (they decide the marks: the CSV holds them). CSV: the whole table.
-
-    Args:
-        table: a :func:`learner_table`.
-        format: ``'markdown'``, ``'latex'`` or ``'csv'``.
-        floatfmt: the number format (``'.3f'`` is ``--round 3``).
-        level: the significance level of the marks.
-        max_width: the widest Markdown table printed in one piece.
-
-    Raises:
-        ValueError: ``table`` is not a :func:`learner_table`, or a bad format or level.
-    """
-    from ..reporting import render_table
-
-    settings = table.attrs.get("learner") if isinstance(table, pd.DataFrame) else None
-    if settings is None:
-        raise ValueError("render_learner_table takes the table learner_table returns (its attrs are gone)")
-    if format == "csv":
-        return render_table(table, "csv")
-    single, macro = _half_columns(table, ""), _half_columns(table, MACRO)
-    geo = ["GeoRisk"] if "GeoRisk" in table.columns else []
-    geo_name = f"GeoRisk α={settings['eval_alpha']:g}"
-    over = ", ".join(settings["multiple"])
-    lower = [p + k for p in ("", MACRO) for k in ("Risk", "Losses", "Losses>20%")]
-    style = {"floatfmt": floatfmt, "level": level, "test": _test_text(settings), "lower_is_better": lower,
-             "correction": _CORRECTION_NAMES.get(settings["correction"] or "", settings["correction"])}
-
-    def render(columns: list[str], rename: dict[str, str], what: str, fmt: str) -> str:
-        frame, marks, hide = _piece(table, columns, rename)
-        bold = [c for c in frame.columns if c not in ("objective", "α", *hide)]
-        return render_table(frame, fmt, caption=_caption(settings, what), bold=bold, significance=marks,
-                            hide=hide, **style)
-
-    against = f"Against {settings['single']}" if single else "NDCG@10"
-    parts = [against] + [f"macro: averaged over {over}"] * bool(macro) + [f"GeoRisk among {over}"] * bool(geo)
-    whole = ([NDCG, *single, *macro, *geo], {"GeoRisk": geo_name}, "; ".join(parts))
-    if not (single and (macro or geo)) or _width(render(*whole[:2], "", "markdown")) <= max_width:
-        return render(*whole, format)
-    first = render([NDCG, *single], {}, against, format)
-    second = render([*macro, *geo], {**{c: c[len(MACRO):] for c in macro}, "GeoRisk": geo_name},
-                    f"Macro-averaged over {over}: each statistic against each baseline in turn, then the mean"
-                    + (f"; GeoRisk among {over}" if geo else ""), format)
-    return first + "\n" + second
-
-
-def _width(text: str) -> int:
-    """The width of a markdown table: its longest table line (captions wrap)."""
-    return max((len(line) for line in text.splitlines() if line.startswith("|")), default=0)
 
 
 # -- convergence and Kendall distance ---------------------------------------------------------------------
@@ -506,7 +402,7 @@ def convergence_table(curves: pd.DataFrame, *, shares: Sequence[float] = (0.9, 0
                                      f"{e}") from None
             finals.append(values[-1])
             lengths.append(len(values))
-        row = {"objective": objective, "α": alpha, "models": len(finals),
+        row = {"objective": objective, "alpha": alpha, "models": len(finals),
                "final NDCG@10": float(np.mean(finals)), "rounds": float(np.mean(lengths))}
         for f in shares:
             row[f"rounds to {f:.0%} (mean)"] = float(np.mean(reached[f]))
@@ -557,7 +453,7 @@ def kendall_bins_table(kendall: pd.DataFrame, *, bins: int = KENDALL_BINS,
             raise ValueError(f"kendall: ({objective}, α={alpha:g}) has no query with a distance")
         shares = np.bincount(distance_bin(ok, int(bins)), minlength=int(bins)) / len(ok)
         seeds = model["seed"].nunique()
-        rows.append({"objective": objective, "α": alpha, **dict(zip(labels, shares, strict=True)),
+        rows.append({"objective": objective, "alpha": alpha, **dict(zip(labels, shares, strict=True)),
                      "undefined": (len(d) - len(ok)) / seeds, "mean": float(ok.mean())})
     return pd.DataFrame(rows)
 
@@ -594,17 +490,17 @@ def learner_risk_gain_points(per_query: pd.DataFrame, *, single: str,
 
 def plot_learner_risk_gain(per_query: pd.DataFrame, *, single: str, path: str | os.PathLike | None = None,
                            reference: str = REFERENCE, title: str | None = None) -> Figure:
-    """Risk (x) against gain (y) over the single baseline, one curve per objective over α (2012, Fig. 2).
+    """Risk (x) against gain (y) over the single baseline, one curve per learner over α (2012, Fig. 2).
 
-    The points are :func:`learner_risk_gain_points`; :func:`pyterrier_risk.reporting.plot_risk_gain` draws
-    them with the break-even lines of §5.7: the gain-only model (the reference, α = 0) with Gain/Risk = α*
-    breaks even at α = α* (URisk = 0), and the points with α ≤ α* are ringed. The legend sits beside the
-    axes, off the data.
+    The points are :func:`learner_risk_gain_points`, each curve named by its objective's label;
+    :func:`pyterrier_risk.reporting.plot_risk_gain` draws them with the break-even line and the
+    near-optimal hull of §5.7 (the gain-only model, the reference at α = 0, breaks even at α* = Gain/Risk;
+    the points with α ≤ α* are ringed).
 
     Args:
         per_query: the study's per-query frame.
         single: the single baseline's name.
-        path: save the figure there as PNG (written to a temporary name, then renamed).
+        path: save the figure there as PNG (``data.atomic_write``: whole or not at all).
         reference: the reference objective (α = 0 starts each curve).
         title: the title (default names the baseline and the pooled queries).
 
@@ -614,73 +510,48 @@ def plot_learner_risk_gain(per_query: pd.DataFrame, *, single: str, path: str | 
     from ..reporting import plot_risk_gain
 
     points = learner_risk_gain_points(per_query, single=single, reference=reference)
+    names = objective_labels(points["objective"])
     name = _name(single)
-    fig = plot_risk_gain(points, curve="objective", label="alpha", title=title or (
-        f"Risk–gain against {name} (NDCG@10, test queries of all folds; labels: α)"),
-        xlabel=f"Risk (mean loss against {name})", ylabel="Gain (Reward − Risk)")
-    fig.set_size_inches(8.0, 4.5)
-    ax = fig.axes[0]
-    handles, labels = ax.get_legend_handles_labels()
-    ax.get_legend().remove()
-    ax.legend(handles, labels, fontsize=7, loc="upper left", bbox_to_anchor=(1.02, 1.0), borderaxespad=0.0)
-    if path is not None:
-        _save(fig, Path(path))
-    return fig
-
-
-def _save(fig: Figure, path: Path) -> None:
-    """Save ``fig`` as PNG at ``path`` through a temporary name, so an interrupted save leaves no file."""
-    tmp = path.with_name(path.name + ".tmp")
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fig.savefig(tmp, format="png", dpi=120)
-        os.replace(tmp, path)
-    except OSError as e:
-        raise OSError(e.errno, f"cannot write plot to {path}: {e.strerror or e}") from e
-    finally:
-        tmp.unlink(missing_ok=True)
-
-
-def _render_convergence(table: pd.DataFrame, format: str, floatfmt: str, max_width: int) -> str:
-    """:func:`convergence_table` as text: short headers (``90% mean``) but in CSV, counts as integers."""
-    frame = table.assign(α=[f"{a:g}" for a in table["α"]])
-    frame = _whole_counts(frame, [c for c in frame.columns if c.endswith(COUNTS)])
-    if format == "csv":
-        return _render_parts(frame, format, floatfmt=floatfmt, caption=None, max_width=max_width)
-    short = {c: c[len("rounds to "):].replace(" (", " ").rstrip(")") for c in frame.columns
-             if c.startswith("rounds to ")}
-    return _render_parts(frame.rename(columns=short), format, floatfmt=floatfmt, max_width=max_width,
-                         caption=(
-        "Boosting rounds to reach a share of the final validation NDCG@10 (90% mean: the mean over folds × "
-        "seeds of the rounds a model takes to reach 90% of its last value; median: their median; rounds: "
-        "its trees, up to the best round with early stopping; Wang et al. 2012, §5.8)."))
+    title = title or f"Risk–gain against {name} (NDCG@10, test queries of all folds; labels: α)"
+    return plot_risk_gain(points.assign(learner=points["objective"].map(names)), curve="learner",
+                          label="alpha", title=title, xlabel=f"Risk (mean loss against {name})",
+                          ylabel="Gain (Reward − Risk)", path=path)
 
 
 @dataclass(frozen=True)
 class LearnerTables:
-    """The learner study's tables (:func:`learner_tables`).
+    """The learner study's tables (:func:`learner_tables`) and what their captions print.
 
     Attributes:
         learner: :func:`learner_table` (Dinçer et al. 2016, Table 7).
+        settings: the :class:`~pyterrier_risk.reporting.LearnerTableSettings` of ``learner``.
         convergence: :func:`convergence_table` (Wang et al. 2012, §5.8); ``None`` without curves.
         kendall: :func:`kendall_bins_table` (Wang et al. 2012, §5.9); ``None`` without distances.
+        layout: the learner table's layout in :meth:`render` (``'default'`` or ``'paper'``).
     """
 
     learner: pd.DataFrame
+    settings: LearnerTableSettings
     convergence: pd.DataFrame | None = None
     kendall: pd.DataFrame | None = None
+    layout: str = "default"
 
-    def render(self, format: str = "markdown", *, floatfmt: str = ".4f", max_width: int = MAX_WIDTH) -> str:
-        """All tables as Markdown, LaTeX or CSV, one after another (:func:`render_learner_table` first)."""
-        parts = [render_learner_table(self.learner, format, floatfmt=floatfmt, max_width=max_width)]
+    def render(self, format: str = "markdown", *, floatfmt: str = ".4f", max_width: int = MAX_WIDTH,
+               layout: str | None = None) -> str:
+        """All tables as Markdown, LaTeX or CSV, one after another (the learner table first).
+
+        ``layout`` (default: :attr:`layout`) is the learner table's; see
+        :func:`~pyterrier_risk.reporting.render_learner_table`.
+        """
+        labels = self.settings.labels
+        parts = [render_learner_table(self.learner, self.settings, format, layout=layout or self.layout,
+                                      floatfmt=floatfmt, max_width=max_width)]
         if self.convergence is not None:
-            parts.append(_render_convergence(self.convergence, format, floatfmt, max_width))
+            parts.append(render_convergence_table(self.convergence, format, labels=labels, floatfmt=floatfmt,
+                                                  max_width=max_width))
         if self.kendall is not None:
-            frame = _whole_counts(self.kendall.assign(α=[f"{a:g}" for a in self.kendall["α"]]), ["undefined"])
-            parts.append(_render_parts(frame, format, floatfmt=floatfmt, caption=(
-                "Share of the test queries per Kendall-distance bin from the single baseline's ranking "
-                "(Wang et al. 2012, §5.9); undefined: queries per seed without a distance.")
-                if format != "csv" else None, max_width=max_width))
+            parts.append(render_kendall_table(self.kendall, format, labels=labels, floatfmt=floatfmt,
+                                              max_width=max_width))
         return "\n".join(parts)
 
 
@@ -688,13 +559,18 @@ def learner_tables(per_query: pd.DataFrame, curves: pd.DataFrame | None = None,
                    kendall: pd.DataFrame | None = None, *, single: str | None, multiple: Sequence[str] = (),
                    eval_alpha: float = 1.0, reference: str = REFERENCE, test: str = DEFAULT_TEST,
                    correction: str | None = DEFAULT_CORRECTION, shares: Sequence[float] = (0.9, 0.95, 0.99),
-                   bins: int = KENDALL_BINS) -> LearnerTables:
+                   bins: int = KENDALL_BINS, layout: str = "default") -> LearnerTables:
     """:func:`learner_table`, :func:`convergence_table` and :func:`kendall_bins_table` of one study.
 
-    The keyword options are theirs; ``curves`` or ``kendall`` ``None`` leaves that table out.
+    The keyword options are theirs; ``curves`` or ``kendall`` ``None`` leaves that table out; ``layout``
+    is the learner table's in :meth:`LearnerTables.render` (``'default'`` or ``'paper'``: 2016 Table 7 as
+    printed).
     """
+    _check_options(test, correction, eval_alpha, 10000, layout)
+    table, settings = _learner_table(per_query, single=single, multiple=multiple, eval_alpha=eval_alpha,
+                                     reference=reference, test=test, correction=correction)
     return LearnerTables(
-        learner=learner_table(per_query, single=single, multiple=multiple, eval_alpha=eval_alpha,
-                              reference=reference, test=test, correction=correction),
+        learner=table, settings=settings,
         convergence=None if curves is None else convergence_table(curves, shares=shares, reference=reference),
-        kendall=None if kendall is None else kendall_bins_table(kendall, bins=bins, reference=reference))
+        kendall=None if kendall is None else kendall_bins_table(kendall, bins=bins, reference=reference),
+        layout=layout)
