@@ -82,6 +82,8 @@ _EXPORTS = {
     "parse_param": "_learn_settings",
     "RiskStudyResult": "_learn_result",
     "risk_study": "_learn",
+    "DEFAULT_WORKER_TIMEOUT": "_learn_dask",
+    "CONNECT_TIMEOUT": "_learn_dask",
     "LearnerTables": "_learn_tables",
     "DEFAULT_TEST": "_learn_tables",
     "DEFAULT_CORRECTION": "_learn_tables",

@@ -3,8 +3,9 @@
 The learner's counterpart of ``pyterrier-risk eval`` (issue 22): every objective at every α and seed on
 every fold, each model compared per test query with plain LambdaMART trained with the same seed and
 parameters, as the papers' learner tables report (Dinçer et al. 2016 Table 7; Wang et al. 2012 §5.8-5.9).
-The tasks run on a local process pool or a Dask cluster (:mod:`._learn_exec`), one fit per task
-(:mod:`._learn_task`); the tables are pure functions of the result's frames (:mod:`._learn_tables`).
+The tasks run in this process, on a local process pool or a Dask cluster (:mod:`._learn_backend`), one
+fit per task (:mod:`._learn_task`); the tables are pure functions of the result's frames
+(:mod:`._learn_tables`).
 """
 
 from __future__ import annotations
@@ -14,6 +15,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from ._learn_backend import Backend, TasksFailed, choose_backend
+from ._learn_dask import DEFAULT_WORKER_TIMEOUT
 from ._learn_result import RiskStudyResult
 from ._learn_settings import (
     DEFAULT_LEARN_ALPHAS,
@@ -34,6 +37,9 @@ from ._learn_task import LearnTask, task_key
 from ._settings import StudyError
 
 __all__ = ["RiskStudyResult", "risk_study"]
+
+ERRORS_LOG = "errors.log"  # in the output folder: the full traceback of every failed task
+LEARN_LOG = "learn.log"  # in the output folder: the progress lines
 
 def _load_folds(settings: LearnSettings) -> tuple[list[Any], int]:
     """The folds and the feature count; a missing fold/split or a feature out of range is an error."""
@@ -82,6 +88,13 @@ def _check_out(out: str | os.PathLike | None) -> Path | None:
     return path
 
 
+def _worker_timeout(seconds: Any) -> float:
+    """``worker_timeout``: a number of seconds > 0."""
+    if isinstance(seconds, bool) or not isinstance(seconds, (int, float)) or not 0 < seconds < float("inf"):
+        raise StudyError(f"worker_timeout must be a number of seconds > 0, got {seconds!r}")
+    return float(seconds)
+
+
 def _workers(workers: int | None, threads: int) -> int:
     """The pool size: every core by default; tasks × threads never exceed the cores."""
     cores = available_cores()
@@ -95,24 +108,62 @@ def _workers(workers: int | None, threads: int) -> int:
     return workers
 
 
-def _execute(tasks: list[LearnTask], store: Any, workers: int, client: Any, progress: bool) -> None:
-    """Run the tasks the store lacks, with one progress bar over all of them."""
-    import pyterrier as pt
+def _failed(error: TasksFailed, folder: Path | None) -> str:
+    """The one-line message of failed tasks; with a folder, every traceback goes to ``errors.log``."""
+    message = error.failures[0].message
+    more = len(error.failures) - 1
+    if more:
+        message += f" (and {more} more failed task{'s' if more > 1 else ''})"
+    if folder is None:
+        return message
+    from ..data import atomic_write
 
-    from ._learn_exec import run_dask, run_local
+    folder.mkdir(parents=True, exist_ok=True)
+    with atomic_write(folder / ERRORS_LOG, "w", encoding="utf-8") as fh:
+        for f in error.failures:
+            fh.write(f"== task {f.name}\n{f.message}\n\n{f.details.rstrip()}\n\n")
+    return f"{message}; the traceback is in {folder / ERRORS_LOG}"
 
-    todo = [t for t in tasks if store.get(task_key(t)) is None]
-    bar = pt.tqdm(total=len(tasks), initial=len(tasks) - len(todo), desc="learn", unit="model",
-                  disable=not progress or None)
+
+def _execute(tasks: list[LearnTask], store: Any, backend: Backend, progress: bool,
+             folder: Path | None = None) -> None:
+    """Run on ``backend`` the tasks the store lacks, storing each result as it arrives.
+
+    Progress is a bar on a terminal and lines otherwise (:class:`~._learn_progress.Progress`), also
+    kept in ``folder/learn.log``. SIGTERM interrupts as Ctrl-C does.
+
+    Raises:
+        StudyError: a task failed (its traceback in ``folder/errors.log``), killed its worker twice, or
+            the backend was lost; the finished tasks are stored, and a rerun resumes.
+    """
+    from ._learn_backend import BackendLost, terminate_as_interrupt
+    from ._learn_progress import Progress
+    from ._learn_task import run_task
+
+    keyed = {task_key(t): t for t in tasks}
+    todo = {k: t for k, t in keyed.items() if store.get(k) is None}
+    if not todo:
+        return
+    shown = Progress(tasks, len(tasks) - len(todo), enabled=progress,
+                     log=None if folder is None else folder / LEARN_LOG)
+    shown.skip([t for k, t in keyed.items() if k not in todo])
+    shown.line(f"{len(todo)} of {len(tasks)} tasks to run on {backend.description}")
+
+    def done(key: str, result: Any) -> None:
+        store.put(key, result)
+        shown.advance(keyed[key])
+
     try:
-        if not todo:
-            return
-        if client is not None:
-            run_dask(todo, client, store, lambda: bar.update(1))
-        else:
-            run_local(todo, min(workers, len(todo)), store, lambda: bar.update(1))
+        with terminate_as_interrupt():
+            backend.run(run_task, todo, done)
+    except TasksFailed as e:
+        raise StudyError(_failed(e, folder)) from None
+    except BackendLost as e:
+        kept = "kept" if folder is not None else "lost (no out folder)"
+        raise StudyError(f"{e}; the {shown.done - shown.stored} tasks finished in this run are {kept}: "
+                         "rerun to resume") from None
     finally:
-        bar.close()
+        shown.close()
 
 
 def risk_study(
@@ -123,7 +174,8 @@ def risk_study(
     split_seed: int = DEFAULT_SPLIT_SEED, eval_alpha: float = EVAL_ALPHA,
     threads: int = DEFAULT_LEARN_THREADS,
     workers: int | None = None, client: Any = None,
-    scheduler: str | None = None, out: str | os.PathLike | None = None, imports: Sequence[str] = (),
+    scheduler: str | None = None, worker_timeout: float = DEFAULT_WORKER_TIMEOUT,
+    out: str | os.PathLike | None = None, imports: Sequence[str] = (),
     progress: bool = True, format: str = "markdown", decimals: int = 4, test: str = DEFAULT_TEST,
     correction: str | None = DEFAULT_CORRECTION,
 ) -> RiskStudyResult:
@@ -154,11 +206,14 @@ def risk_study(
         threads: threads per fit (LightGBM and numba): a study setting, recorded in the output.
         workers: local processes (default: cores // threads); workers × threads ≤ cores.
         client: a ``distributed.Client`` to run the tasks on instead (or ``scheduler``: its address).
-        scheduler: the address of a Dask scheduler (``tcp://host:8786``).
+        scheduler: the address of a Dask scheduler (``tcp://host:8786``); it must answer within 5 s.
+        worker_timeout: seconds to wait for a Dask worker when the cluster has none (the study says it
+            is waiting), before a one-line error (:data:`DEFAULT_WORKER_TIMEOUT`).
         out: a folder for the results: finished tasks (``tasks/``, a rerun skips them) and the files of
             :meth:`RiskStudyResult.write`. None keeps everything in memory.
         imports: modules to import first (in every worker too): user objectives register themselves.
-        progress: show one progress bar over the tasks.
+        progress: show the progress: a bar on a terminal, else a line per finished fold and every 30 s
+            (also in ``out/learn.log``).
         format: the tables' format in ``out`` (``markdown``, ``latex`` or ``csv``).
         decimals: decimals of the tables in ``out``.
         test: the paired test of the tables in ``out`` (``'t'`` or ``'randomization'``).
@@ -171,7 +226,7 @@ def risk_study(
         StudyError: a one-line message (bad argument, missing fold or split, feature out of range,
             unreadable data, unreachable scheduler, a failed task or one that killed its worker twice).
     """
-    from ._learn_exec import TaskStore, connect
+    from ._learn_exec import TaskStore
     from ._learn_output import assemble
 
     settings = learn_settings(
@@ -183,19 +238,18 @@ def risk_study(
         check_table_options(test, correction, settings.eval_alpha, 10000)
     except ValueError as e:
         raise StudyError(str(e)) from None
-    if client is not None and scheduler is not None:
-        raise StudyError("give client or scheduler, not both")
-    n_workers = _workers(workers, settings.threads) if client is None and scheduler is None else 1
+    remote = client is not None or scheduler is not None
+    n_workers = 1 if remote else _workers(workers, settings.threads)
+    timeout = _worker_timeout(worker_timeout)
     folder = _check_out(out)
     fold_list, width = _load_folds(settings)
     tasks = _tasks(settings, fold_list, width)
-    own = connect(scheduler) if scheduler is not None else None
     store = TaskStore(folder)
+    backend = choose_backend(min(n_workers, len(tasks)), client, scheduler, timeout)
     try:
-        _execute(tasks, store, n_workers, client or own, progress)
+        _execute(tasks, store, backend, progress, folder)
     finally:
-        if own is not None:
-            own.close()
+        backend.close()
     result = assemble(settings, tasks, [store.get(task_key(t)) for t in tasks])
     if folder is not None:
         result.write(folder, format=format, decimals=decimals, test=test, correction=correction)
