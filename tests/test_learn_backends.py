@@ -29,6 +29,8 @@ from pyterrier_risk.study import StudyError
 
 REPO = Path(__file__).resolve().parents[1]
 ARGS = ["--baseline", "1", "--objective", "tfaro", "--alpha", "5", "--rounds", "3", "--no-progress"]
+PYTHON_ARGS = {"baseline": 1, "objectives": ["tfaro"], "alphas": [5], "rounds": 3, "workers": 1,
+               "progress": False}  # ARGS in Python
 #: a user objective that raises in its first round (its traceback must reach errors.log)
 FAILING_MODULE = '''
 import pyterrier_risk as ptr
@@ -209,8 +211,7 @@ def test_sigterm_is_handled_like_ctrl_c(data, modules, reference, tmp_path):
     assert proc.returncode == 130 and err.strip().splitlines()[-1] == "pyterrier-risk: interrupted", err
     _wait(lambda: not any(_alive(c) for c in children), "the pool's processes to exit", 30)
     assert not list(out.rglob("*.tmp*")) and not (out / "per_query.csv").exists()
-    done = _learn(str(data), *ARGS, "--workers", "2", "--out", str(out), modules=modules)
-    assert done.returncode == 0, done.stderr
+    ptr.risk_study(data, **PYTHON_ARGS, out=out)  # the rerun resumes (in this process: quicker)
     assert _files(out) == _files(reference)
 
 

@@ -160,8 +160,9 @@ def _execute(tasks: list[LearnTask], store: Any, backend: Backend, progress: boo
         raise StudyError(_failed(e, folder)) from None
     except BackendLost as e:
         kept = "kept" if folder is not None else "lost (no out folder)"
-        raise StudyError(f"{e}; the {shown.done - shown.stored} tasks finished in this run are {kept}: "
-                         "rerun to resume") from None
+        n = shown.done - shown.stored
+        raise StudyError(f"{e}; the {n} task{'s' if n != 1 else ''} finished in this run "
+                         f"{'are' if n != 1 else 'is'} {kept}: rerun to resume") from None
     finally:
         shown.close()
 

@@ -174,21 +174,23 @@ class DaskBackend:
             TasksFailed: tasks raised (each with the worker it ran on).
             BackendLost: the scheduler was lost, or every worker left for longer than the worker timeout.
         """
-        from distributed import wait
+        from distributed import as_completed
 
         self._wait_for_workers()
         futures = {self.client.submit(call_task, fn, task, _worker_address, key=_KEY + key, pure=False):
                    (key, task) for key, task in tasks.items()}  # fmt: skip
-        pending, idle_since = set(futures), [None]
+        finished = as_completed(futures, loop=self.client.loop)
+        idle_since: list[float | None] = [None]
+        checked = time.monotonic()
         try:
-            while pending:
-                try:
-                    finished, _ = wait(list(pending), timeout=_POLL, return_when="FIRST_COMPLETED")
-                except (TimeoutError, asyncio.TimeoutError):
-                    self._check(idle_since)
+            while not finished.is_empty():
+                if finished.has_ready():
+                    self._collect(finished.next_batch(block=False), futures, done)
                     continue
-                pending -= set(finished)
-                self._collect(finished, futures, done)
+                time.sleep(_POLL / 5)
+                if time.monotonic() - checked > _POLL:
+                    self._check(idle_since)
+                    checked = time.monotonic()
         finally:
             if self.client.status == "running":
                 self.client.cancel(list(futures))
