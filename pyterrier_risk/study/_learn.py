@@ -15,8 +15,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from ._learn_backend import Backend, TasksFailed, choose_backend
-from ._learn_dask import DEFAULT_WORKER_TIMEOUT
+from ._learn_backend import Backend, TasksFailed
+from ._learn_dask import DEFAULT_WORKER_TIMEOUT, DaskBackend
+from ._learn_pool import InProcess, LocalPool
 from ._learn_result import RiskStudyResult
 from ._learn_settings import (
     DEFAULT_LEARN_ALPHAS,
@@ -106,6 +107,23 @@ def _workers(workers: int | None, threads: int) -> int:
         raise StudyError(f"{workers} workers × {threads} threads per fit exceed the {cores} cores: give "
                          "fewer workers or threads")
     return workers
+
+
+def choose_backend(workers: int, client: Any = None, scheduler: str | None = None,
+                   worker_timeout: float | None = None) -> Backend:
+    """The backend of a study: a Dask cluster (``client`` or ``scheduler``), else ``workers`` processes.
+
+    One worker runs the tasks in the calling process; more run them on a ``spawn`` process pool.
+
+    Raises:
+        StudyError: both ``client`` and ``scheduler``; a scheduler that cannot be reached, or no worker
+            within ``worker_timeout`` seconds.
+    """
+    if client is not None and scheduler is not None:
+        raise StudyError("give client or scheduler, not both")
+    if client is not None or scheduler is not None:
+        return DaskBackend.connect(client, scheduler, worker_timeout)
+    return InProcess() if workers == 1 else LocalPool(workers)
 
 
 def _failed(error: TasksFailed, folder: Path | None) -> str:

@@ -4,7 +4,7 @@ A backend runs one task function (``run_task`` for the learning study: plain dat
 on a mapping of task keys to tasks and hands each result to a callback as it arrives. It knows nothing
 of what a task computes: a new learner changes the task function, never a backend. A new backend is one
 module with a class that has :meth:`Backend.run` and :meth:`Backend.close`, chosen in
-:func:`choose_backend`.
+:func:`~._learn.choose_backend`.
 
 The backends here: :class:`~._learn_pool.InProcess` (one worker: the calling process, so a script
 needs no ``__main__`` guard), :class:`~._learn_pool.LocalPool` (a ``spawn`` process pool) and
@@ -27,7 +27,7 @@ from typing import Any, Protocol, TypeVar
 
 from ._settings import StudyError
 
-__all__ = ["Backend", "BackendLost", "Failure", "TaskError", "TasksFailed", "call_task", "choose_backend",
+__all__ = ["Backend", "BackendLost", "Failure", "TaskError", "TasksFailed", "call_task",
            "terminate_as_interrupt"]
 
 T = TypeVar("T")
@@ -145,23 +145,3 @@ def terminate_as_interrupt() -> Iterator[None]:
     finally:
         signal.signal(signal.SIGTERM, signal.SIG_DFL)
 
-
-def choose_backend(workers: int, client: Any = None, scheduler: str | None = None,
-                   worker_timeout: float | None = None) -> Backend:
-    """The backend of a study: a Dask cluster (``client`` or ``scheduler``), else ``workers`` processes.
-
-    One worker runs the tasks in the calling process; more run them on a ``spawn`` process pool.
-
-    Raises:
-        StudyError: both ``client`` and ``scheduler``; a scheduler that cannot be reached, or no worker
-            within ``worker_timeout`` seconds.
-    """
-    if client is not None and scheduler is not None:
-        raise StudyError("give client or scheduler, not both")
-    if client is not None or scheduler is not None:
-        from ._learn_dask import DaskBackend
-
-        return DaskBackend.connect(client, scheduler, worker_timeout)
-    from ._learn_pool import InProcess, LocalPool
-
-    return InProcess() if workers == 1 else LocalPool(workers)
