@@ -1,9 +1,10 @@
 """A study's progress: a bar on a terminal, lines elsewhere (nohup, a batch scheduler, a pipe).
 
-When stderr is a terminal, one progress bar runs over the tasks. Otherwise a line is printed when a
-fold's tasks have all finished and every :data:`PROGRESS_EVERY` seconds: tasks done, time elapsed and
-an estimate of the time left (from the tasks run so far in this process). With an output folder the
-same lines go to ``OUT/learn.log`` (kept across reruns), whichever way progress is shown.
+When stderr is a terminal (or in a notebook), one progress bar runs over the tasks. Otherwise a line
+is printed when a fold's tasks have all finished and every :data:`PROGRESS_EVERY` seconds: tasks done,
+time elapsed and an estimate of the time left (from the tasks run so far in this process). With an
+output folder the same lines go to ``OUT/learn.log`` (kept across reruns), whichever way progress is
+shown.
 """
 
 from __future__ import annotations
@@ -43,7 +44,7 @@ class Progress:
         self.lock = threading.Lock()
         self.stop = threading.Event()
         self.bar: Any = None
-        if enabled and self.stream.isatty():
+        if enabled and (self.stream.isatty() or "ipykernel" in sys.modules):  # a terminal or a notebook
             import pyterrier as pt
 
             self.bar = pt.tqdm(total=self.total, initial=stored, desc="learn", unit="model", file=self.stream)
