@@ -224,7 +224,7 @@ def test_after_sigkill_of_the_study_its_pool_workers_and_resource_tracker_exit(d
     children = _descendants(proc.pid)  # the two workers and multiprocessing's resource tracker
     assert proc.poll() is None and len(children) >= 3
     proc.kill()
-    proc.communicate(timeout=30)
+    proc.wait(30)  # not communicate(): orphaned workers would hold its pipes open
     _wait(lambda: not any(_alive(c) for c in children), "the orphaned workers to exit", 60)
 
 
