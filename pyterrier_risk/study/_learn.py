@@ -243,7 +243,10 @@ def risk_study(
 
     Raises:
         StudyError: a one-line message (bad argument, missing fold or split, feature out of range,
-            unreadable data, unreachable scheduler, a failed task or one that killed its worker twice).
+            unreadable data; a Dask scheduler that does not answer as one within 5 s, or has no worker
+            within ``worker_timeout``; a failed task, whose traceback goes to ``out/errors.log``; a task
+            that killed its worker twice; a lost cluster). The finished tasks are kept: a rerun resumes.
+        KeyboardInterrupt: Ctrl-C, or SIGTERM while the tasks run (in the main thread).
     """
     from ._learn_exec import TaskStore
     from ._learn_output import assemble
