@@ -73,7 +73,8 @@ def test_mq2008_risk_study_quick(tmp_path):
     assert [c for c in per_query.columns if c.startswith("base:")] == [
         f"base:F{n}" for n in (25, 15, 21, 30, 35, 40)]
     assert len(pd.read_csv(out / "models.csv")) == 15  # 5 folds x (LambdaMART, U-CRO, GeoRisk)
-    rows = [line for line in text.splitlines() if line.startswith(("| LambdaMART", "| U-CRO", "| GeoRisk-LM"))]
+    labels = ("| LambdaMART", "| U-CRO", "| GeoRisk-LM")
+    rows = [line for line in text.splitlines() if line.startswith(labels)]
     assert rows and all(line in (out / "tables.md").read_text() for line in rows)
 
 

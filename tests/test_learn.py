@@ -343,22 +343,3 @@ def test_the_command_and_the_function_share_their_defaults():
 def test_split_seed_errors_name_the_split_seed(data):
     with pytest.raises(StudyError, match="^split_seed must be"):
         ptr.risk_study(data, baseline=1, split_seed=-1)
-
-
-def test_a_pool_that_broke_before_a_submit_hands_its_queue_to_a_fresh_pool(monkeypatch):
-    """A worker that dies between two waits makes ``submit`` raise: no traceback, the task not lost."""
-    from concurrent.futures.process import BrokenProcessPool
-
-    from pyterrier_risk.study import _learn_exec
-
-    class Broken:
-        def submit(self, *args, **kwargs):
-            raise BrokenProcessPool("A child process terminated abruptly")
-
-        def shutdown(self, **kwargs):
-            pass
-
-    monkeypatch.setattr(_learn_exec, "_pool", lambda workers: Broken())
-    queue = ["task 1", "task 2"]
-    assert _learn_exec._one_pool(queue, 2, None, lambda: None) == []
-    assert queue == ["task 1", "task 2"]  # still to run, on the next pool

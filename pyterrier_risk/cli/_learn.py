@@ -40,6 +40,7 @@ def add_learn_arguments(parser: argparse.ArgumentParser) -> None:
         DEFAULT_LEARN_THREADS,
         DEFAULT_SPLIT_SEED,
         DEFAULT_TEST,
+        DEFAULT_WORKER_TIMEOUT,
         EVAL_ALPHA,
     )
 
@@ -79,6 +80,9 @@ def add_learn_arguments(parser: argparse.ArgumentParser) -> None:
         help=f"threads per fit (LightGBM and numba), a study setting (default {DEFAULT_LEARN_THREADS})")
     add("--workers", type=integer, metavar="N", help="local worker processes (default: cores // --threads)")
     add("--scheduler", metavar="ADDRESS", help="run the tasks on this Dask scheduler (tcp://host:8786)")
+    add("--worker-timeout", type=number, default=DEFAULT_WORKER_TIMEOUT, metavar="SECONDS",
+        help="with --scheduler: how long to wait for a worker when the cluster has none (default "
+             f"{DEFAULT_WORKER_TIMEOUT:g})")
     add("--out", type=Path, metavar="DIR", help="folder for the task results (resumable), per_query.csv, "
                                                 "runs/, qrels.txt, the tables, the plot and settings.json")
     add("--test", choices=["t", "randomization"], default=DEFAULT_TEST,
@@ -91,7 +95,7 @@ def add_learn_arguments(parser: argparse.ArgumentParser) -> None:
         help="the learner table's layout: default (NDCG@10 Δ%%, both halves and GeoRisk, bold best values) "
              "or paper (Dinçer et al. 2016 Table 7 as printed: NDCG in each half, ↑/↓ in the header)")
     add("--round", type=integer, default=4, help="decimals in markdown/latex output, 0 to 20 (default 4)")
-    add("--no-progress", action="store_true", help="no progress bar")
+    add("--no-progress", action="store_true", help="no progress output (a bar, or lines without a terminal)")
 
 
 def _tables(result: Any, args: Any) -> str:
@@ -127,6 +131,7 @@ def run_learn(args: Any) -> int:
             early_stopping=args.early_stopping, params=args.params, options=args.options, folds=args.folds,
             split_seed=args.split_seed, eval_alpha=args.eval_alpha, threads=args.threads,
             workers=args.workers, scheduler=args.scheduler, out=args.out, imports=args.imports,
+            worker_timeout=args.worker_timeout,
             progress=not args.no_progress, format=args.format, decimals=args.round,
             test=args.test, correction=_correction(args), layout=args.layout,
         )  # fmt: skip

@@ -83,6 +83,8 @@ _EXPORTS = {
     "SettingError": "_learn_settings",
     "RiskStudyResult": "_learn_result",
     "risk_study": "_learn",
+    "DEFAULT_WORKER_TIMEOUT": "_learn_dask",
+    "CONNECT_TIMEOUT": "_learn_dask",
     "LearnerTables": "_learn_tables",
     "DEFAULT_TEST": "_learn_tables",
     "DEFAULT_CORRECTION": "_learn_tables",

@@ -3,8 +3,9 @@
 The learner's counterpart of ``pyterrier-risk eval`` (issue 22): every objective at every α and seed on
 every fold, each model compared per test query with plain LambdaMART trained with the same seed and
 parameters, as the papers' learner tables report (Dinçer et al. 2016 Table 7; Wang et al. 2012 §5.8-5.9).
-The tasks run on a local process pool or a Dask cluster (:mod:`._learn_exec`), one fit per task
-(:mod:`._learn_task`); the tables are pure functions of the result's frames (:mod:`._learn_tables`).
+The tasks run in this process, on a local process pool or a Dask cluster (:mod:`._learn_backend`), one
+fit per task (:mod:`._learn_task`); the tables are pure functions of the result's frames
+(:mod:`._learn_tables`).
 """
 
 from __future__ import annotations
@@ -18,7 +19,10 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from ._learn_backend import Backend, TasksFailed
+from ._learn_dask import DEFAULT_WORKER_TIMEOUT, DaskBackend
 from ._learn_folder import check_out_inputs, check_run_names, study_lock
+from ._learn_pool import InProcess, LocalPool
 from ._learn_result import RiskStudyResult, run_name
 from ._learn_settings import (
     DEFAULT_LEARN_ALPHAS,
@@ -40,6 +44,9 @@ from ._learn_task import LearnTask, task_key
 from ._settings import StudyError
 
 __all__ = ["RiskStudyResult", "risk_study"]
+
+ERRORS_LOG = "errors.log"  # in the output folder: the full traceback of every failed task
+LEARN_LOG = "learn.log"  # in the output folder: the progress lines
 
 def _load_folds(settings: LearnSettings) -> tuple[list[Any], int]:
     """The folds and the feature count, every check that needs no parsed data done.
@@ -179,6 +186,8 @@ def _check_out_files(folder: Path | None, settings: LearnSettings) -> None:
     models = [run_name(o, a, s) for o, a in grid for s in settings.seeds]
     check_run_names(models, [b.name for b in settings.all_baselines()])
     check_out_inputs(folder, settings)
+
+
 def _probe(path: Path, parent: Path) -> None:
     """Write and remove a small file in ``parent``: an unwritable folder or a full disk fails here."""
     try:
@@ -188,6 +197,13 @@ def _probe(path: Path, parent: Path) -> None:
             os.fsync(fh.fileno())
     except OSError as e:
         raise SettingError(f"⟨out⟩ {path}: cannot write in {parent}: {e.strerror or e}") from None
+
+
+def _worker_timeout(seconds: Any) -> float:
+    """``worker_timeout``: a number of seconds > 0."""
+    if isinstance(seconds, bool) or not isinstance(seconds, (int, float)) or not 0 < seconds < float("inf"):
+        raise StudyError(f"worker_timeout must be a number of seconds > 0, got {seconds!r}")
+    return float(seconds)
 
 
 def _workers(workers: int | None, threads: int) -> int:
@@ -203,24 +219,80 @@ def _workers(workers: int | None, threads: int) -> int:
     return workers
 
 
-def _execute(tasks: list[LearnTask], store: Any, workers: int, client: Any, progress: bool) -> None:
-    """Run the tasks the store lacks, with one progress bar over all of them."""
-    import pyterrier as pt
+def choose_backend(workers: int, client: Any = None, scheduler: str | None = None,
+                   worker_timeout: float | None = None) -> Backend:
+    """The backend of a study: a Dask cluster (``client`` or ``scheduler``), else ``workers`` processes.
 
-    from ._learn_exec import run_dask, run_local
+    One worker runs the tasks in the calling process; more run them on a ``spawn`` process pool.
 
-    todo = [t for t in tasks if store.get(task_key(t)) is None]
-    bar = pt.tqdm(total=len(tasks), initial=len(tasks) - len(todo), desc="learn", unit="model",
-                  disable=not progress or None)
+    Raises:
+        StudyError: both ``client`` and ``scheduler``; a scheduler that cannot be reached, or no worker
+            within ``worker_timeout`` seconds.
+    """
+    if client is not None and scheduler is not None:
+        raise StudyError("give client or scheduler, not both")
+    if client is not None or scheduler is not None:
+        return DaskBackend.connect(client, scheduler, worker_timeout)
+    return InProcess() if workers == 1 else LocalPool(workers)
+
+
+def _failed(error: TasksFailed, folder: Path | None) -> str:
+    """The one-line message of failed tasks; with a folder, every traceback goes to ``errors.log``."""
+    message = error.failures[0].message
+    more = len(error.failures) - 1
+    if more:
+        message += f" (and {more} more failed task{'s' if more > 1 else ''})"
+    if folder is None:
+        return message
+    from ..data import atomic_write
+
+    folder.mkdir(parents=True, exist_ok=True)
+    with atomic_write(folder / ERRORS_LOG, "w", encoding="utf-8") as fh:
+        for f in error.failures:
+            fh.write(f"== task {f.name}\n{f.message}\n\n{f.details.rstrip()}\n\n")
+    return f"{message}; the traceback is in {folder / ERRORS_LOG}"
+
+
+def _execute(tasks: list[LearnTask], store: Any, backend: Backend, progress: bool,
+             folder: Path | None = None) -> None:
+    """Run on ``backend`` the tasks the store lacks, storing each result as it arrives.
+
+    Progress is a bar on a terminal and lines otherwise (:class:`~._learn_progress.Progress`), also
+    kept in ``folder/learn.log``. SIGTERM interrupts as Ctrl-C does.
+
+    Raises:
+        StudyError: a task failed (its traceback in ``folder/errors.log``), killed its worker twice, or
+            the backend was lost; the finished tasks are stored, and a rerun resumes.
+    """
+    from ._learn_backend import BackendLost, terminate_as_interrupt
+    from ._learn_progress import Progress
+    from ._learn_task import run_task
+
+    keyed = {task_key(t): t for t in tasks}
+    todo = {k: t for k, t in keyed.items() if store.get(k) is None}
+    if not todo:
+        return
+    shown = Progress(tasks, len(tasks) - len(todo), enabled=progress,
+                     log=None if folder is None else folder / LEARN_LOG)
+    shown.skip([t for k, t in keyed.items() if k not in todo])
+    shown.line(f"{len(todo)} of {len(tasks)} tasks to run on {backend.description}")
+
+    def done(key: str, result: Any) -> None:
+        store.put(key, result)
+        shown.advance(keyed[key])
+
     try:
-        if not todo:
-            return
-        if client is not None:
-            run_dask(todo, client, store, lambda: bar.update(1))
-        else:
-            run_local(todo, min(workers, len(todo)), store, lambda: bar.update(1))
+        with terminate_as_interrupt():
+            backend.run(run_task, todo, done)
+    except TasksFailed as e:
+        raise StudyError(_failed(e, folder)) from None
+    except BackendLost as e:
+        kept = "kept" if folder is not None else "lost (no out folder)"
+        n = shown.done - shown.stored
+        raise StudyError(f"{e}; the {n} task{'s' if n != 1 else ''} finished in this run "
+                         f"{'are' if n != 1 else 'is'} {kept}: rerun to resume") from None
     finally:
-        bar.close()
+        shown.close()
 
 
 def risk_study(
@@ -231,7 +303,8 @@ def risk_study(
     split_seed: int = DEFAULT_SPLIT_SEED, eval_alpha: float = EVAL_ALPHA,
     threads: int = DEFAULT_LEARN_THREADS,
     workers: int | None = None, client: Any = None,
-    scheduler: str | None = None, out: str | os.PathLike | None = None, imports: Sequence[str] = (),
+    scheduler: str | None = None, worker_timeout: float = DEFAULT_WORKER_TIMEOUT,
+    out: str | os.PathLike | None = None, imports: Sequence[str] = (),
     progress: bool = True, format: str = "markdown", decimals: int = 4, test: str = DEFAULT_TEST,
     correction: str | None = DEFAULT_CORRECTION, layout: str = "default",
 ) -> RiskStudyResult:
@@ -262,12 +335,15 @@ def risk_study(
         threads: threads per fit (LightGBM and numba): a study setting, recorded in the output.
         workers: local processes (default: cores // threads); workers × threads ≤ cores.
         client: a ``distributed.Client`` to run the tasks on instead (or ``scheduler``: its address).
-        scheduler: the address of a Dask scheduler (``tcp://host:8786``).
+        scheduler: the address of a Dask scheduler (``tcp://host:8786``); it must answer within 5 s.
+        worker_timeout: seconds to wait for a Dask worker when the cluster has none (the study says it
+            is waiting), before a one-line error (:data:`DEFAULT_WORKER_TIMEOUT`).
         out: a folder for the results: finished tasks (``tasks/``, a rerun skips them) and the files of
             :meth:`RiskStudyResult.write`, locked while the study runs (one study at a time). None
             keeps everything in memory.
         imports: modules to import first (in every worker too): user objectives register themselves.
-        progress: show one progress bar over the tasks.
+        progress: show the progress: a bar on a terminal, else a line per finished fold and every 30 s
+            (also in ``out/learn.log``).
         format: the tables' format in ``out`` (``markdown``, ``latex`` or ``csv``).
         decimals: decimals of the tables in ``out``.
         test: the paired test of the tables in ``out`` (``'t'`` or ``'randomization'``).
@@ -279,11 +355,13 @@ def risk_study(
 
     Raises:
         StudyError: a one-line message (bad argument, missing fold or split, feature out of range,
-            unreadable data, unreachable scheduler, a failed task or one that killed its worker twice;
-            an ``out`` that holds an input or that another study is writing into, its pid named; a
-            baseline run with a model's run name).
+            unreadable data; a Dask scheduler that does not answer as one within 5 s, or has no worker
+            within ``worker_timeout``; a failed task, whose traceback goes to ``out/errors.log``; a task
+            that killed its worker twice; a lost cluster; an ``out`` that holds an input or that another
+            study is writing into, its pid named; a baseline run with a model's run name). The finished
+            tasks are kept: a rerun resumes.
+        KeyboardInterrupt: Ctrl-C, or SIGTERM while the tasks run (in the main thread).
     """
-    from ._learn_exec import connect
     from ._learn_output import assemble
     from ._learn_store import TaskStore
 
@@ -296,24 +374,21 @@ def risk_study(
         check_table_options(test, correction, settings.eval_alpha, 10000, layout)
     except ValueError as e:
         raise StudyError(str(e)) from None
-    if client is not None and scheduler is not None:
-        raise StudyError("give client or scheduler, not both")
-    n_workers = _workers(workers, settings.threads) if client is None and scheduler is None else 1
+    remote = client is not None or scheduler is not None
+    n_workers = 1 if remote else _workers(workers, settings.threads)
+    timeout = _worker_timeout(worker_timeout)
     folder = _check_out(out)
     _check_out_files(folder, settings)
     fold_list, width = _load_folds(settings)
     settings = _with_folds(settings, fold_list, progress)
     tasks = _tasks(settings, fold_list, width)
-    own = connect(scheduler) if scheduler is not None else None
+    store = TaskStore(folder)
+    backend = choose_backend(min(n_workers, len(tasks)), client, scheduler, timeout)
     with contextlib.ExitStack() as held:
-        if own is not None:
-            held.callback(own.close)
+        held.callback(backend.close)
         if folder is not None:  # one study at a time in the folder, from the first task to the last file
             held.enter_context(study_lock(folder))
-        store = TaskStore(folder)
-        _execute(tasks, store, n_workers, client or own, progress)
-        if own is not None:
-            own.close()
+        _execute(tasks, store, backend, progress, folder)
         result = assemble(settings, tasks, [store.get(task_key(t)) for t in tasks])
         if folder is not None:
             result.write(folder, format=format, decimals=decimals, test=test, correction=correction,

@@ -1,0 +1,147 @@
+"""Where a study's tasks run: the :class:`Backend` interface, and how a backend is chosen.
+
+A backend runs one task function (``run_task`` for the learning study: plain data in, plain data out)
+on a mapping of task keys to tasks and hands each result to a callback as it arrives. It knows nothing
+of what a task computes: a new learner changes the task function, never a backend. A new backend is one
+module with a class that has :meth:`Backend.run` and :meth:`Backend.close`, chosen in
+:func:`~._learn.choose_backend`.
+
+The backends here: :class:`~._learn_pool.InProcess` (one worker: the calling process, so a script
+needs no ``__main__`` guard), :class:`~._learn_pool.LocalPool` (a ``spawn`` process pool) and
+:class:`~._learn_dask.DaskBackend` (a Dask ``distributed`` cluster).
+
+A task that raises comes back as a :class:`TasksFailed`: one line for the user (the task's name, its
+message, the worker it ran on) and the full traceback of every failed task, which the study writes to
+``OUT/errors.log``.
+"""
+
+from __future__ import annotations
+
+import signal
+import threading
+import traceback
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any, Protocol, TypeVar
+
+from ._settings import StudyError
+
+__all__ = ["Backend", "BackendLost", "Failure", "TaskError", "TasksFailed", "call_task",
+           "terminate_as_interrupt"]
+
+T = TypeVar("T")
+R = TypeVar("R")
+
+#: the callback a backend hands each result to: ``done(key, result)``, in the parent process
+Done = Callable[[str, Any], None]
+
+
+class NamedTask(Protocol):
+    """What a backend needs of a task: a name for messages (``Fold1/urisk/alpha=5/seed=1``)."""
+
+    @property
+    def name(self) -> str: ...  # pragma: no cover - a protocol
+
+
+class Backend(Protocol):
+    """Runs tasks somewhere and hands their results back, in the order they finish."""
+
+    #: how the study describes where its tasks run (``"2 local processes"``)
+    description: str
+
+    def run(self, fn: Callable[[Any], Any], tasks: Mapping[str, Any], done: Done) -> None:
+        """Run ``fn(task)`` for every task; ``done(key, result)`` for each as it finishes.
+
+        Raises:
+            TasksFailed: a task raised (every task that had failed by then, with its traceback).
+            StudyError: the backend itself failed (a worker that died twice, a lost cluster).
+        """
+
+    def close(self) -> None:
+        """Release what the backend holds (processes, connections); it is not used again."""
+
+
+@dataclass(frozen=True)
+class Failure:
+    """One failed task: its name, the one-line message and the full traceback (from the worker)."""
+
+    name: str
+    message: str
+    details: str
+
+
+class TaskError(Exception):
+    """A task raised in a worker: the one-line message and the worker's full traceback (picklable)."""
+
+    def __init__(self, message: str, details: str = "") -> None:
+        super().__init__(message, details)
+        self.message, self.details = message, details
+
+    def __str__(self) -> str:
+        return self.message
+
+
+class TasksFailed(Exception):
+    """One or more tasks raised; ``failures`` holds each one, the first is the one the user sees."""
+
+    def __init__(self, failures: list[Failure]) -> None:
+        super().__init__(failures[0].message)
+        self.failures = failures
+
+
+class BackendLost(StudyError):
+    """The backend lost what runs the tasks (a Dask scheduler, every worker): the finished tasks stand."""
+
+
+def _one_line(error: BaseException) -> str:
+    return " ".join(str(error).split()) or type(error).__name__
+
+
+def call_task(fn: Callable[[T], R], task: T, where: Callable[[], str] | None = None) -> R:
+    """``fn(task)`` in a worker; an error becomes a :class:`TaskError` with the worker's traceback.
+
+    The task function's own errors name the task; ``where`` (run in the worker) adds the worker
+    (``on worker tcp://10.0.0.7:40123``). The traceback is that of the error the task function caught
+    and wrapped, when it did (``raise ... from None`` keeps it as the context), else of the error.
+    """
+    try:
+        return fn(task)
+    except Exception as e:  # noqa: BLE001 - every task error goes back as one TaskError
+        cause = e.__context__ if e.__suppress_context__ and e.__context__ is not None else e
+        details = "".join(traceback.format_exception(type(cause), cause, cause.__traceback__))
+        message = _one_line(e)
+        if where is not None:
+            message = f"{message} (on worker {where()})"
+        raise TaskError(message, details) from None
+
+
+def failure(task: NamedTask, error: BaseException) -> Failure:
+    """A :class:`Failure` from the error a task's future raised in the parent."""
+    if isinstance(error, TaskError):
+        return Failure(task.name, error.message, error.details)
+    details = "".join(traceback.format_exception(type(error), error, error.__traceback__))
+    return Failure(task.name, f"task {task.name}: {type(error).__name__}: {_one_line(error)}", details)
+
+
+@contextmanager
+def terminate_as_interrupt() -> Iterator[None]:
+    """Within the block, SIGTERM raises ``KeyboardInterrupt`` as Ctrl-C does (batch schedulers send it).
+
+    Only in the main thread, and only where SIGTERM has its default action (a handler someone else
+    installed is left alone); the previous action is restored afterwards.
+    """
+    if threading.current_thread() is not threading.main_thread() or (
+            signal.getsignal(signal.SIGTERM) is not signal.SIG_DFL):
+        yield
+        return
+
+    def interrupt(signum: int, frame: Any) -> None:
+        raise KeyboardInterrupt
+
+    signal.signal(signal.SIGTERM, interrupt)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+
