@@ -24,7 +24,7 @@ from pyterrier_risk.study import StudyError
 
 REPO = Path(__file__).resolve().parents[1]
 SMALL = {"baseline": 1, "baselines": [1, 2, 3], "objectives": ["tfaro", "tfaro_star"], "alphas": [5],
-         "rounds": 5, "progress": False}  # fmt: skip
+         "rounds": 5, "early_stopping": None, "progress": False}  # fmt: skip
 
 
 @pytest.fixture(scope="module")

@@ -267,7 +267,7 @@ def test_convergence_table_by_hand():
     ref, model = table.iloc[0], table.iloc[1]
     assert ref["rounds to 90% (mean)"] == (4 + 6) / 2 and ref["rounds to 99% (median)"] == (5 + 6) / 2
     assert model["rounds to 90% (mean)"] == 1.5 and model["rounds to 99% (mean)"] == 2.0
-    assert model["final NDCG@10"] == 0.5 and model["rounds"] == 3.5 and model["models"] == 2
+    assert model["final NDCG@10"] == 0.5 and model["trees kept"] == 3.5 and model["models"] == 2
     with pytest.raises(ValueError, match="rounds as 1, 2"):
         convergence_table(curves[curves["round"] != 2])
 
@@ -357,7 +357,7 @@ def test_every_default_rendered_table_fits_160_characters_and_counts_print_as_in
                 if column in header:
                     cells[column].append(values[header.index(column)])
     # 30 rounds, 2 folds × seeds models: whole numbers print without decimals; so does a whole undefined count
-    assert set(cells["rounds"]) == {"30"} and set(cells["models"]) == {str(2 * seeds)}
+    assert set(cells["trees kept"]) == {"30"} and set(cells["models"]) == {str(2 * seeds)}
     undefined = kendall.groupby(["objective", "alpha"])["distance"].apply(lambda d: d.isna().sum() / seeds)
     whole = (undefined == undefined.round()).all()
     assert all(("." in c) != whole for c in cells["undefined"]) and cells["undefined"]

@@ -24,7 +24,6 @@ def add_learn_arguments(parser: argparse.ArgumentParser) -> None:
     from ..study import (
         DEFAULT_CORRECTION,
         DEFAULT_LEARN_ALPHAS,
-        DEFAULT_LEARN_ROUNDS,
         DEFAULT_LEARN_SEEDS,
         DEFAULT_LEARN_THREADS,
         DEFAULT_SPLIT_SEED,
@@ -37,10 +36,13 @@ def add_learn_arguments(parser: argparse.ArgumentParser) -> None:
                                      "partitions S1..SK (plain or compressed), or one LETOR file with "
                                      "--folds K")
     add("--baseline", metavar="F|RUN", help="the single baseline (U-CRO, T-SARO, T-FARO; the table's single "
-                                            "half): a feature number from 1 (e.g. BM25's), or a TREC run")
+                                            "half): a feature number from 1, or a TREC run; F=NAME names it "
+                                            "(25=BM25)")
     add("--baselines", nargs="+", action="extend", default=[], metavar="F|RUN",
         help="the multiple baselines (T*-FARO, GeoRisk; the table's macro half): feature numbers or TREC "
-             "runs matched by qid and LETOR docid")
+             "runs matched by qid and LETOR docid, each maybe F=NAME")
+    add("--feature-names", type=Path, metavar="FILE",
+        help="name the feature baselines: one 'NUMBER NAME' a line (25 BM25), # comments")
     add("--objective", nargs="+", action="extend", metavar="NAME",
         help="registered objectives (default: every one whose baselines are given)")
     add("--import", dest="imports", action="append", default=[], metavar="MODULE",
@@ -49,10 +51,7 @@ def add_learn_arguments(parser: argparse.ArgumentParser) -> None:
         help=f"risk sensitivities α >= 0 (default {' '.join(f'{a:g}' for a in DEFAULT_LEARN_ALPHAS)})")
     add("--seeds", nargs="+", action="extend", type=integer, metavar="S",
         help=f"LightGBM seeds (default {' '.join(map(str, DEFAULT_LEARN_SEEDS))})")
-    add("--rounds", type=integer, default=DEFAULT_LEARN_ROUNDS, metavar="N",
-        help=f"boosting rounds; with --early-stopping at most (default {DEFAULT_LEARN_ROUNDS})")
-    add("--early-stopping", type=integer, metavar="PATIENCE",
-        help="stop after PATIENCE rounds without a gain in validation NDCG@10 (default: --rounds trees)")
+    _stopping_arguments(add)
     add("--param", dest="params", nargs="+", action="extend", default=[], metavar="NAME=VALUE",
         help="LightGBM parameters, read as LightGBM reads them (true/false, numbers, comma lists)")
     add("--option", dest="options", nargs="+", action="extend", default=[], metavar="NAME=VALUE",
@@ -77,6 +76,28 @@ def add_learn_arguments(parser: argparse.ArgumentParser) -> None:
     add("--format", choices=["markdown", "latex", "csv"], default="markdown", help="table format")
     add("--round", type=integer, default=4, help="decimals in markdown/latex output, 0 to 20 (default 4)")
     add("--no-progress", action="store_true", help="no progress bar")
+
+
+def _stopping_arguments(add: Any) -> None:
+    """``--rounds``, ``--early-stopping`` and ``--measure``: how many trees, chosen by which measure."""
+    from ..study import DEFAULT_EARLY_STOPPING, DEFAULT_LEARN_ROUNDS
+
+    add("--rounds", type=integer, default=DEFAULT_LEARN_ROUNDS, metavar="N",
+        help=f"boosting rounds, the cap of early stopping (default {DEFAULT_LEARN_ROUNDS})")
+    add("--early-stopping", type=_patience, default=DEFAULT_EARLY_STOPPING, metavar="PATIENCE",
+        help="stop after PATIENCE rounds without a gain in the validation split's measure and keep the best "
+             f"round's trees (default {DEFAULT_EARLY_STOPPING}); 0 or none: --rounds trees")
+    add("--measure", choices=["ndcg", "letor"], default="ndcg",
+        help="the study's measure, of the tables and of early stopping: ndcg, NDCG@10 with gains 2^label-1 "
+             "(default), or letor, LETOR 4.0's Eval-Score-4.0.pl NDCG@10")
+
+
+def _patience(text: str) -> int | None:
+    """``--early-stopping``: a count (0: none) or ``none``."""
+    if text.strip().lower() == "none":
+        return None
+    value = integer(text)
+    return None if value == 0 else value
 
 
 def _tables(result: Any, args: Any) -> str:
@@ -106,7 +127,8 @@ def run_learn(args: Any) -> int:
             split_seed=args.split_seed, eval_alpha=args.eval_alpha, threads=args.threads,
             workers=args.workers, scheduler=args.scheduler, out=args.out, imports=args.imports,
             progress=not args.no_progress, format=args.format, decimals=args.round,
-            test=args.test, correction=_correction(args),
+            test=args.test, correction=_correction(args), measure=args.measure,
+            feature_names=args.feature_names,
         )  # fmt: skip
     except StudyError as e:
         raise CLIError(str(e)) from None

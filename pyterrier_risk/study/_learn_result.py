@@ -73,8 +73,10 @@ class RiskStudyResult:
 
     def table(self, **options: Any) -> pd.DataFrame:
         """The 2016 paper's Table 7 layout (:func:`learner_table`; ``options`` go to it)."""
-        return _tables().learner_table(self.per_query, single=self.single, multiple=self.multiple,
-                                       eval_alpha=self.settings.eval_alpha, **options)
+        table = _tables().learner_table(self.per_query, single=self.single, multiple=self.multiple,
+                                        eval_alpha=self.settings.eval_alpha, **options)
+        table.attrs["learner"]["measure"] = _measure_caption(self.settings)
+        return table
 
     def convergence(self, **options: Any) -> pd.DataFrame:
         """Rounds to reach a share of the final validation NDCG@10, per objective and α."""
@@ -87,9 +89,11 @@ class RiskStudyResult:
     def tables(self, **options: Any) -> Any:
         """The three tables as one :class:`LearnerTables` (``.render(format)`` prints them)."""
         kendall = self.kendall if len(self.kendall) else None
-        return _tables().learner_tables(self.per_query, self.curves, kendall, single=self.single,
-                                        multiple=self.multiple, eval_alpha=self.settings.eval_alpha,
-                                        **options)
+        tables = _tables().learner_tables(self.per_query, self.curves, kendall, single=self.single,
+                                          multiple=self.multiple, eval_alpha=self.settings.eval_alpha,
+                                          **options)
+        tables.learner.attrs["learner"]["measure"] = _measure_caption(self.settings)
+        return tables
 
     def plot(self, path: str | os.PathLike | None = None) -> Any:
         """The risk–gain plot against the single baseline, with break-even lines."""
@@ -107,6 +111,14 @@ class RiskStudyResult:
         written there that this one does not have are removed (its ``tasks/`` are kept).
         """
         return write_study(self, Path(out), format=format, decimals=decimals, **options)
+
+
+def _measure_caption(settings: Any) -> str:
+    """The tables' measure in their caption: ours with its gains, or LETOR's with the script's version."""
+    from ._learn_settings import LEARN_MEASURES
+
+    measure = getattr(settings, "measure", "ndcg")
+    return "NDCG@10 with gains 2^label − 1" if measure == "ndcg" else LEARN_MEASURES[measure]
 
 
 def _write_text(path: Path, text: str) -> Path:
@@ -150,8 +162,9 @@ def write_study(result: Any, out: Path, *, format: str = "markdown", decimals: i
     for name in ("curves", "kendall", "models"):
         written.append(_write_csv(out / f"{name}.csv", getattr(result, name)))
     runs = {run_name(*key): run for key, run in result.runs.items()} | dict(result.baseline_runs)
+    ties = "order" if result.settings.measure == "letor" else "docno"  # ranks in the evaluation's order
     for tag, run in runs.items():
-        write_run(run, out / "runs" / f"{tag}.run", tag)
+        write_run(run, out / "runs" / f"{tag}.run", tag, ties=ties)
         written.append(out / "runs" / f"{tag}.run")
     write_qrels(result.qrels, out / "qrels.txt")
     written.append(out / "qrels.txt")
@@ -160,7 +173,8 @@ def write_study(result: Any, out: Path, *, format: str = "markdown", decimals: i
     if result.single is not None:
         result.plot(out / "risk_gain.png")
         written.append(out / "risk_gain.png")
-    settings = {**result.settings.describe(), "version": __version__, "measure": "NDCG@10, gains 2^label - 1"}
+    settings = {**result.settings.describe(), "version": __version__,
+                "measure_caption": _measure_caption(result.settings)}
     written.append(_write_text(out / "settings.json", json.dumps(settings, indent=2, default=str) + "\n"))
     _remove_stale(out, written)
     return written

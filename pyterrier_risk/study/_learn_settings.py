@@ -20,22 +20,28 @@ from ..learning import THREAD_ALIASES, get_objective
 from ._settings import StudyError, risk_objectives
 
 __all__ = [
+    "DEFAULT_EARLY_STOPPING",
     "DEFAULT_LEARN_ALPHAS",
     "DEFAULT_LEARN_ROUNDS",
     "DEFAULT_LEARN_SEEDS",
     "DEFAULT_LEARN_THREADS",
     "DEFAULT_SPLIT_SEED",
     "EVAL_ALPHA",
+    "LEARN_MEASURES",
     "REFERENCE",
     "Baseline",
     "LearnSettings",
     "available_cores",
+    "baseline_ties",
     "learn_settings",
     "parse_param",
 ]
 
 DEFAULT_LEARN_ALPHAS: tuple[float, ...] = (1.0, 5.0, 10.0)
-DEFAULT_LEARN_ROUNDS = 100
+DEFAULT_LEARN_ROUNDS = 300  # the cap: early stopping on the validation split picks the trees (issue 31)
+DEFAULT_EARLY_STOPPING = 20  # patience in rounds on the study's measure (issue 31: 10, 20, 30 measured)
+#: the study's measure: NDCG@10 with gains 2^label − 1 (ours), or LETOR 4.0's Eval-Score-4.0.pl
+LEARN_MEASURES = {"ndcg": "NDCG@10", "letor": "NDCG@10 (LETOR 4.0 Eval-Score-4.0.pl)"}
 DEFAULT_LEARN_SEEDS: tuple[int, ...] = (1,)
 DEFAULT_LEARN_THREADS = 1  # threads per fit
 DEFAULT_SPLIT_SEED = 0
@@ -89,6 +95,7 @@ class LearnSettings:
     threads: int
     imports: tuple[str, ...] = field(default=())
     user_objectives: tuple[tuple[str, str, str], ...] = field(default=())
+    measure: str = "ndcg"  # a key of LEARN_MEASURES: the tables' measure and early stopping's
 
     @property
     def single(self) -> str | None:
@@ -170,6 +177,79 @@ def _as_params(params: Any, what: str) -> tuple[tuple[str, Any], ...]:
     return tuple(sorted((str(k), tuple(v) if isinstance(v, list) else v) for k, v in pairs))
 
 
+_NAME = re.compile(r"[A-Za-z0-9_+\-][A-Za-z0-9_.+\-]*")  # a column, file and run-tag name: one word
+
+
+def _check_name(name: str, spec: Any) -> str:
+    if not _NAME.fullmatch(name):
+        raise StudyError(f"baseline {spec!r}: the name {name!r} must be one word of letters, digits, _ . + -")
+    return name
+
+
+def _named(spec: Any) -> tuple[Any, str | None]:
+    """``(spec, name)`` of ``25=BM25``, ``(25, 'BM25')`` or ``run.txt=QL``; ``(spec, None)`` unnamed."""
+    if isinstance(spec, tuple):
+        if len(spec) != 2 or not isinstance(spec[1], str):
+            raise StudyError(f"baseline {spec!r}: expected (feature or run file, name), e.g. (25, 'BM25')")
+        return spec[0], _check_name(spec[1], spec)
+    if isinstance(spec, str) and "=" in spec and not Path(spec).is_file():
+        left, _, name = spec.rpartition("=")
+        return left, _check_name(name, spec)
+    return spec, None
+
+
+def read_feature_names(path: str | os.PathLike) -> dict[int, str]:
+    """A feature-names file: one ``NUMBER NAME`` per line (``25 BM25``); ``#`` comments, blank lines skipped.
+
+    Raises:
+        StudyError: the file cannot be read, or a line is not a feature number (from 1) and one-word name,
+            or a number is named twice.
+    """
+    try:
+        lines = Path(os.fspath(path)).read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError) as e:
+        raise StudyError(f"feature names {str(path)!r}: cannot read it ({e})") from None
+    names: dict[int, str] = {}
+    for i, line in enumerate(lines, start=1):
+        words = line.split("#", 1)[0].split()
+        if not words:
+            continue
+        if len(words) != 2 or not words[0].isdigit() or int(words[0]) < 1 or not _NAME.fullmatch(words[1]):
+            raise StudyError(f"feature names {str(path)!r} line {i}: expected a feature number (from 1) and "
+                             f"a one-word name, e.g. '25 BM25', got {line.strip()!r}")
+        if int(words[0]) in names:
+            raise StudyError(f"feature names {str(path)!r} line {i}: feature {words[0]} is named twice")
+        names[int(words[0])] = words[1]
+    return names
+
+
+def _named_baselines(single: Any, multiple: Any, feature_names: Any) -> tuple[Baseline | None,
+                                                                               tuple[Baseline, ...]]:
+    """The study's baselines, each feature named once: ``N=NAME``, else the feature-names file, else FN."""
+    from dataclasses import replace
+
+    names = {} if feature_names is None else read_feature_names(feature_names)
+    specs = [] if single is None else [_named(single)]
+    specs += [_named(b) for b in ([multiple] if isinstance(multiple, (str, int)) else multiple)]
+    built = [(_baseline(s), name) for s, name in specs]
+    given: dict[int, str] = {}
+    for b, name in built:
+        if name is not None and b.feature is not None:
+            if given.setdefault(b.feature, name) != name:
+                raise StudyError(f"baseline feature {b.feature} is named both {given[b.feature]!r} and "
+                                 f"{name!r}")
+    out = [replace(b, name=name or given.get(b.feature or 0) or names.get(b.feature or 0) or b.name)
+           for b, name in built]
+    seen: dict[str, Baseline] = {}
+    for b in out:
+        other = seen.setdefault(b.name, b)
+        if (other.feature, other.run) != (b.feature, b.run):
+            raise StudyError(f"two baselines are named {b.name!r}; give each its own name")
+    first = None if single is None else out[0]
+    rest = out[0 if single is None else 1:]
+    return first, tuple(dict.fromkeys(rest))
+
+
 def _baseline(spec: Any) -> Baseline:
     """A feature number (an int or digits, 1-based) or a run file as a :class:`Baseline`."""
     import hashlib
@@ -235,6 +315,23 @@ def _count(value: Any, name: str, *, minimum: int = 1, allow_none: bool = False)
         raise StudyError(str(e)) from None
 
 
+def _patience(value: Any) -> int | None:
+    """Early stopping's patience: a count, or None, 0 or ``'none'`` for a fixed number of trees."""
+    if value is None or (isinstance(value, str) and value.strip().lower() == "none"):
+        return None
+    if isinstance(value, str) and value.strip().isdigit():
+        value = int(value)
+    if isinstance(value, int) and not isinstance(value, bool) and value == 0:
+        return None
+    return _count(value, "early_stopping")
+
+
+def _measure(value: Any) -> str:
+    if value not in LEARN_MEASURES:
+        raise StudyError(f"measure must be one of {', '.join(LEARN_MEASURES)}, got {value!r}")
+    return str(value)
+
+
 def _seed(value: Any) -> int:
     return _count(value, "seed", minimum=0)
 
@@ -284,10 +381,10 @@ def learn_settings(
     data: str | os.PathLike, *, baseline: Any = None, baselines: Sequence[Any] = (),
     objectives: Sequence[str] | None = None, alphas: Sequence[float] = DEFAULT_LEARN_ALPHAS,
     seeds: Sequence[int] = DEFAULT_LEARN_SEEDS, rounds: int = DEFAULT_LEARN_ROUNDS,
-    early_stopping: int | None = None, params: Any = None, options: Any = None, folds: int | None = None,
-    split_seed: int = DEFAULT_SPLIT_SEED, eval_alpha: float = EVAL_ALPHA,
+    early_stopping: Any = DEFAULT_EARLY_STOPPING, params: Any = None, options: Any = None,
+    folds: int | None = None, split_seed: int = DEFAULT_SPLIT_SEED, eval_alpha: float = EVAL_ALPHA,
     threads: int = DEFAULT_LEARN_THREADS,
-    imports: Sequence[str] = (),
+    imports: Sequence[str] = (), measure: str = "ndcg", feature_names: str | os.PathLike | None = None,
 ) -> LearnSettings:
     """Check every argument of :func:`~pyterrier_risk.risk_study` (before any data is read).
 
@@ -299,22 +396,25 @@ def learn_settings(
     path = Path(os.fspath(data))
     if not path.exists():
         raise StudyError(f"LETOR data not found: {path}")
-    single = None if baseline is None else _baseline(baseline)
-    multiple = tuple(dict.fromkeys(_baseline(b) for b in ([baselines] if isinstance(baselines, (str, int))
-                                                           else baselines)))
+    single, multiple = _named_baselines(baseline, baselines, feature_names)
     names = _objectives(objectives, single is not None, bool(multiple))
     return LearnSettings(
         data=str(path.resolve()), baseline=single, baselines=multiple,
         objectives=names,
         alphas=_numbers(alphas, "alpha", check_alpha), seeds=_numbers(seeds, "seeds", _seed),
         rounds=_count(rounds, "rounds"),
-        early_stopping=_count(early_stopping, "early_stopping", allow_none=True),
+        early_stopping=_patience(early_stopping),
         params=_as_params(params, "params"), options=_as_params(options, "options"),
         folds=_count(folds, "folds", minimum=3, allow_none=True),
         split_seed=_count(split_seed, "split_seed", minimum=0),
         eval_alpha=_numbers([eval_alpha], "eval_alpha", check_alpha)[0], threads=_count(threads, "threads"),
-        imports=imports, user_objectives=_user_objectives(names),
+        imports=imports, user_objectives=_user_objectives(names), measure=_measure(measure),
     )  # fmt: skip
+
+
+def baseline_ties(settings: LearnSettings) -> str:
+    """The objectives' order of a baseline's tied scores: the evaluation's (ours: docno; LETOR's: rows)."""
+    return "rows" if settings.measure == "letor" else "docno"
 
 
 def objective_options(settings: LearnSettings, objective: str) -> dict[str, Any] | None:
@@ -343,6 +443,7 @@ def check_models(settings: LearnSettings) -> None:
             RiskLambdaMART(name, alpha=max(settings.alphas) if name != REFERENCE else 0.0, baseline=0,
                            baselines=[0], num_boost_round=settings.rounds,
                            early_stopping_rounds=settings.early_stopping, verbose=False,
+                           stopping_measure=settings.measure, baseline_ties=baseline_ties(settings),
                            objective_params=objective_options(settings, name), **settings.lightgbm(0))
         except (TypeError, ValueError) as e:
             raise StudyError(f"{name}: {e}") from None

@@ -384,7 +384,7 @@ def _caption(settings: dict, what: str) -> str:
     tests = (f"The tests compare each row with {settings['reference']} at α = 0 (the first row: the "
              "baseline of † below) per query; the p-values are in the CSV"
              + ("" if correction else ", uncorrected") + ".")
-    return f"{what} ({pooled}; NDCG@10 with gains 2^label − 1). {tests}"
+    return f"{what} ({pooled}; {settings.get('measure', 'NDCG@10 with gains 2^label − 1')}). {tests}"
 
 
 def _test_text(settings: dict) -> str:
@@ -478,7 +478,7 @@ def convergence_table(curves: pd.DataFrame, *, shares: Sequence[float] = (0.9, 0
 
     Returns:
         One row per (objective, α): ``models`` (folds × seeds), ``final NDCG@10`` (mean of :math:`v_T`),
-        ``rounds`` (mean curve length), then ``rounds to f (mean)`` and ``(median)`` per share.
+        ``trees kept`` (mean curve length), then ``rounds to f (mean)`` and ``(median)`` per share.
 
     Raises:
         ValueError: a missing column, a curve whose rounds are not 1, 2, ..., T, non-finite values, or a
@@ -507,7 +507,7 @@ def convergence_table(curves: pd.DataFrame, *, shares: Sequence[float] = (0.9, 0
             finals.append(values[-1])
             lengths.append(len(values))
         row = {"objective": objective, "α": alpha, "models": len(finals),
-               "final NDCG@10": float(np.mean(finals)), "rounds": float(np.mean(lengths))}
+               "final NDCG@10": float(np.mean(finals)), "trees kept": float(np.mean(lengths))}
         for f in shares:
             row[f"rounds to {f:.0%} (mean)"] = float(np.mean(reached[f]))
             row[f"rounds to {f:.0%} (median)"] = float(np.median(reached[f]))
@@ -652,8 +652,8 @@ def _render_convergence(table: pd.DataFrame, format: str, floatfmt: str, max_wid
     return _render_parts(frame.rename(columns=short), format, floatfmt=floatfmt, max_width=max_width,
                          caption=(
         "Boosting rounds to reach a share of the final validation NDCG@10 (90% mean: the mean over folds × "
-        "seeds of the rounds a model takes to reach 90% of its last value; median: their median; rounds: "
-        "its trees, up to the best round with early stopping; Wang et al. 2012, §5.8)."))
+        "seeds of the rounds a model takes to reach 90% of its last value; median: their median; trees kept: "
+        "the mean trees a model scores with, up to its best validation round; Wang et al. 2012, §5.8)."))
 
 
 @dataclass(frozen=True)
