@@ -29,7 +29,7 @@ def test_fold1_slice_gives_the_pages_numbers(tmp_path):
     for objective, rows in per_query.groupby("objective"):
         r = ptr.risk_reward(rows["ndcg"].to_numpy(), rows["base:F25"].to_numpy())
         shown[objective] = (round(rows["ndcg"].mean(), 4), round(r.risk, 4), r.losses, r.losses_gt20)
-    # docs/results_mq2008.md, "One cell of the grid" (the study orders F25's ties by docno, as the page's cell)
+    # docs/results_mq2008.md, "One cell of the grid" (F25's ties by docno, in the study and the cell)
     assert shown == {"lambdarank": (0.4815, 0.0228, 21, 10), "urisk": (0.4838, 0.0174, 20, 6)}
 
 

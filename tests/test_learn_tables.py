@@ -349,7 +349,7 @@ def test_every_default_rendered_table_fits_160_characters_and_counts_print_as_in
                if line.startswith("| objective")]
     shown = {c for h in headers for c in h}
     assert {"0.0-0.1", "0.9-1.0", "undefined", "mean", "90% mean", "99% median", "GeoRisk α=1"} <= shown
-    cells = {c: [] for c in ("rounds", "models", "undefined")}
+    cells = {c: [] for c in ("trees kept", "models", "undefined")}
     for header, line in ((h, line) for h in headers for line in rows):
         values = [c.strip() for c in line.strip("|").split("|")]
         if len(values) == len(header) and not line.startswith(("| objective", "| ---")):

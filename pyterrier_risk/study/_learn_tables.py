@@ -341,7 +341,7 @@ def _piece(table: pd.DataFrame, columns: list[str],
 
 
 #: the columns of counts (whole numbers with one seed): printed as integers when every value is whole
-COUNTS = ("Wins", "Losses", "Losses>20%", "models", "rounds", "undefined", "mean)", "median)")
+COUNTS = ("Wins", "Losses", "Losses>20%", "models", "trees kept", "undefined", "mean)", "median)")
 
 
 def _whole_counts(frame: pd.DataFrame, columns: Sequence[str]) -> pd.DataFrame:
