@@ -17,6 +17,7 @@ from typing import Any
 
 from ..core import check_alpha, check_int
 from ..learning import THREAD_ALIASES, get_objective
+from ._baseline_names import named_baselines
 from ._settings import StudyError, risk_objectives
 
 __all__ = [
@@ -177,79 +178,6 @@ def _as_params(params: Any, what: str) -> tuple[tuple[str, Any], ...]:
     return tuple(sorted((str(k), tuple(v) if isinstance(v, list) else v) for k, v in pairs))
 
 
-_NAME = re.compile(r"[A-Za-z0-9_+\-][A-Za-z0-9_.+\-]*")  # a column, file and run-tag name: one word
-
-
-def _check_name(name: str, spec: Any) -> str:
-    if not _NAME.fullmatch(name):
-        raise StudyError(f"baseline {spec!r}: the name {name!r} must be one word of letters, digits, _ . + -")
-    return name
-
-
-def _named(spec: Any) -> tuple[Any, str | None]:
-    """``(spec, name)`` of ``25=BM25``, ``(25, 'BM25')`` or ``run.txt=QL``; ``(spec, None)`` unnamed."""
-    if isinstance(spec, tuple):
-        if len(spec) != 2 or not isinstance(spec[1], str):
-            raise StudyError(f"baseline {spec!r}: expected (feature or run file, name), e.g. (25, 'BM25')")
-        return spec[0], _check_name(spec[1], spec)
-    if isinstance(spec, str) and "=" in spec and not Path(spec).is_file():
-        left, _, name = spec.rpartition("=")
-        return left, _check_name(name, spec)
-    return spec, None
-
-
-def read_feature_names(path: str | os.PathLike) -> dict[int, str]:
-    """A feature-names file: one ``NUMBER NAME`` per line (``25 BM25``); ``#`` comments, blank lines skipped.
-
-    Raises:
-        StudyError: the file cannot be read, or a line is not a feature number (from 1) and one-word name,
-            or a number is named twice.
-    """
-    try:
-        lines = Path(os.fspath(path)).read_text(encoding="utf-8").splitlines()
-    except (OSError, UnicodeDecodeError) as e:
-        raise StudyError(f"feature names {str(path)!r}: cannot read it ({e})") from None
-    names: dict[int, str] = {}
-    for i, line in enumerate(lines, start=1):
-        words = line.split("#", 1)[0].split()
-        if not words:
-            continue
-        if len(words) != 2 or not words[0].isdigit() or int(words[0]) < 1 or not _NAME.fullmatch(words[1]):
-            raise StudyError(f"feature names {str(path)!r} line {i}: expected a feature number (from 1) and "
-                             f"a one-word name, e.g. '25 BM25', got {line.strip()!r}")
-        if int(words[0]) in names:
-            raise StudyError(f"feature names {str(path)!r} line {i}: feature {words[0]} is named twice")
-        names[int(words[0])] = words[1]
-    return names
-
-
-def _named_baselines(single: Any, multiple: Any, feature_names: Any) -> tuple[Baseline | None,
-                                                                               tuple[Baseline, ...]]:
-    """The study's baselines, each feature named once: ``N=NAME``, else the feature-names file, else FN."""
-    from dataclasses import replace
-
-    names = {} if feature_names is None else read_feature_names(feature_names)
-    specs = [] if single is None else [_named(single)]
-    specs += [_named(b) for b in ([multiple] if isinstance(multiple, (str, int)) else multiple)]
-    built = [(_baseline(s), name) for s, name in specs]
-    given: dict[int, str] = {}
-    for b, name in built:
-        if name is not None and b.feature is not None:
-            if given.setdefault(b.feature, name) != name:
-                raise StudyError(f"baseline feature {b.feature} is named both {given[b.feature]!r} and "
-                                 f"{name!r}")
-    out = [replace(b, name=name or given.get(b.feature or 0) or names.get(b.feature or 0) or b.name)
-           for b, name in built]
-    seen: dict[str, Baseline] = {}
-    for b in out:
-        other = seen.setdefault(b.name, b)
-        if (other.feature, other.run) != (b.feature, b.run):
-            raise StudyError(f"two baselines are named {b.name!r}; give each its own name")
-    first = None if single is None else out[0]
-    rest = out[0 if single is None else 1:]
-    return first, tuple(dict.fromkeys(rest))
-
-
 def _baseline(spec: Any) -> Baseline:
     """A feature number (an int or digits, 1-based) or a run file as a :class:`Baseline`."""
     import hashlib
@@ -396,7 +324,7 @@ def learn_settings(
     path = Path(os.fspath(data))
     if not path.exists():
         raise StudyError(f"LETOR data not found: {path}")
-    single, multiple = _named_baselines(baseline, baselines, feature_names)
+    single, multiple = named_baselines(baseline, baselines, feature_names, _baseline)
     names = _objectives(objectives, single is not None, bool(multiple))
     return LearnSettings(
         data=str(path.resolve()), baseline=single, baselines=multiple,
