@@ -52,6 +52,7 @@ def test_cli_early_stopping_none_and_measure(data: Path, tmp_path: Path,
     assert main(argv) == 0
     text = capsys.readouterr().out
     assert "NDCG@10 (LETOR 4.0 Eval-Score-4.0.pl)" in text and "trees kept" in text
+    assert "Eval-Score-4.0.pl" in (out / "per_query.csv").read_text().splitlines()[0]
     models = pd.read_csv(out / "models.csv")
     assert (models["best_iteration"] == 3).all()  # a fixed count: every model keeps its 3 trees
     with pytest.raises(SystemExit) as stopped:

@@ -158,7 +158,11 @@ def write_study(result: Any, out: Path, *, format: str = "markdown", decimals: i
     if format not in ("markdown", "latex", "csv"):
         raise StudyError(f"format must be markdown, latex or csv, got {format!r}")
     (out / "runs").mkdir(parents=True, exist_ok=True)
-    written = [_write_csv(out / "per_query.csv", result.per_query, PER_QUERY_HEADER)]
+    header = PER_QUERY_HEADER if result.settings.measure == "ndcg" else (
+        "# NDCG@10 per test query of each model and baseline as LETOR 4.0's Eval-Score-4.0.pl computes it "
+        "(gains 0/1/3, ranks 1-2 undiscounted, ties in file order; a query with fewer than 10 documents "
+        "or none relevant scores 0)")
+    written = [_write_csv(out / "per_query.csv", result.per_query, header)]
     for name in ("curves", "kendall", "models"):
         written.append(_write_csv(out / f"{name}.csv", getattr(result, name)))
     runs = {run_name(*key): run for key, run in result.runs.items()} | dict(result.baseline_runs)
