@@ -67,6 +67,8 @@ _EXPORTS: dict[str, str] = {
     "BreakEven": "measures",
     "nDCG_gdeval": "measures",
     "ERR_gdeval": "measures",
+    "nDCG_letor4": "measures",
+    "letor_ndcg": "core",
     "GdevalGainsWarning": "measures",
     "parse_measure": "measures",
     "MeasureNameError": "measures",
@@ -132,6 +134,7 @@ if TYPE_CHECKING:  # the lazy names for type checkers and editors (tests/test_pa
     from .core import friedman_test as friedman_test
     from .core import georisk as georisk
     from .core import georisk_curve as georisk_curve
+    from .core import letor_ndcg as letor_ndcg
     from .core import randomization_test as randomization_test
     from .core import rank_distance as rank_distance
     from .core import rank_distance_bins as rank_distance_bins
@@ -176,6 +179,7 @@ if TYPE_CHECKING:  # the lazy names for type checkers and editors (tests/test_pa
     from .measures import URisk as URisk
     from .measures import ZRisk as ZRisk
     from .measures import nDCG_gdeval as nDCG_gdeval
+    from .measures import nDCG_letor4 as nDCG_letor4
     from .measures import parse_measure as parse_measure
     from .reporting import plot_baseline_ranks as plot_baseline_ranks
     from .reporting import plot_baselines_pca as plot_baselines_pca

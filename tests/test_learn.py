@@ -24,7 +24,7 @@ from pyterrier_risk.study import StudyError
 
 REPO = Path(__file__).resolve().parents[1]
 SMALL = {"baseline": 1, "baselines": [1, 2, 3], "objectives": ["tfaro", "tfaro_star"], "alphas": [5],
-         "rounds": 5, "progress": False}  # fmt: skip
+         "rounds": 5, "early_stopping": None, "progress": False}  # fmt: skip
 
 
 @pytest.fixture(scope="module")
@@ -76,9 +76,9 @@ def test_test_and_correction_choose_the_tables_tests(data, one_worker, tmp_path)
     result, out = one_worker
     shutil.copytree(out / "tasks", tmp_path / "out" / "tasks")
     done = _learn(str(data), "--baseline", "1", "--baselines", "1", "2", "3", "--objective", "tfaro",
-                  "tfaro_star", "--alpha", "5", "--rounds", "5", "--no-progress", "--workers", "1",
-                  "--test", "randomization", "--correction", "none", "--format", "csv", "--out",
-                  str(tmp_path / "out"))
+                  "tfaro_star", "--alpha", "5", "--rounds", "5", "--early-stopping", "none", "--no-progress",
+                  "--workers", "1", "--test", "randomization", "--correction", "none", "--format", "csv",
+                  "--out", str(tmp_path / "out"))
     assert done.returncode == 0, done.stderr
     expected = learner_table(result.per_query, single="F1", multiple=["F1", "F2", "F3"], test="randomization",
                              correction=None)

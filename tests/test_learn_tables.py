@@ -275,7 +275,7 @@ def test_convergence_table_by_hand():
     ref, model = table.iloc[0], table.iloc[1]
     assert ref["rounds to 90% (mean)"] == (4 + 6) / 2 and ref["rounds to 99% (median)"] == (5 + 6) / 2
     assert model["rounds to 90% (mean)"] == 1.5 and model["rounds to 99% (mean)"] == 2.0
-    assert model["final NDCG@10"] == 0.5 and model["rounds"] == 3.5 and model["models"] == 2
+    assert model["final NDCG@10"] == 0.5 and model["trees kept"] == 3.5 and model["models"] == 2
     with pytest.raises(ValueError, match="rounds as 1, 2"):
         convergence_table(curves[curves["round"] != 2])
 
@@ -358,7 +358,7 @@ def test_every_default_rendered_table_fits_160_characters_and_counts_print_as_in
                if line.startswith("| learner")]
     shown = {c for h in headers for c in h}
     assert {"0.0-0.1", "0.9-1.0", "undefined", "mean", "90% mean", "99% median", "GeoRisk α=1"} <= shown
-    cells = {c: [] for c in ("rounds", "models", "undefined")}
+    cells = {c: [] for c in ("trees kept", "models", "undefined")}
     for header, line in ((h, line) for h in headers for line in rows):
         values = [c.strip() for c in line.strip("|").split("|")]
         if len(values) == len(header) and not line.startswith(("| learner", "| ---")):
@@ -366,7 +366,7 @@ def test_every_default_rendered_table_fits_160_characters_and_counts_print_as_in
                 if column in header:
                     cells[column].append(values[header.index(column)])
     # 30 rounds, 2 folds × seeds models: whole numbers print without decimals; so does a whole undefined count
-    assert set(cells["rounds"]) == {"30"} and set(cells["models"]) == {str(2 * seeds)}
+    assert set(cells["trees kept"]) == {"30"} and set(cells["models"]) == {str(2 * seeds)}
     undefined = kendall.groupby(["objective", "alpha"])["distance"].apply(lambda d: d.isna().sum() / seeds)
     whole = (undefined == undefined.round()).all()
     assert all(("." in c) != whole for c in cells["undefined"]) and cells["undefined"]

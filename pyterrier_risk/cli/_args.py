@@ -90,7 +90,8 @@ def _io_arguments(opt: _Options) -> None:
 def _measure_arguments(opt: _Options) -> None:
     opt.add("--measure", nargs="+", action="extend", metavar="MEASURE",
             help="base measures, ir_measures or trec_eval names, e.g. nDCG@20 ndcg_cut_20 AP "
-                 "\"P(rel=2)@10\" \"nDCG(gains={-2:0,0:0,1:1,2:3,3:7,4:15})@20\", or risk measures "
+                 "\"P(rel=2)@10\" \"nDCG(gains={-2:0,0:0,1:1,2:3,3:7,4:15})@20\" nDCG_letor4@10 (LETOR 4.0's "
+                 "Eval-Score-4.0.pl), or risk measures "
                  "evaluated as given, e.g. \"TRisk(AP,alpha=5,baseline='median')\" (default nDCG@20)")
     opt.add("--alpha", nargs="+", action="extend", type=number, metavar="A",
             help="risk-sensitivity values α, finite numbers >= 0 (default 0)")

@@ -182,7 +182,7 @@ def from_runs(args: Any, bases: Sequence[Any], measures: Sequence[Any], aggregat
         paths: the run files.
     """
     from ..core import qrels_topics, topic_set
-    from ..measures import check_gdeval, check_topic_labels
+    from ..measures import check_gdeval, check_letor, check_topic_labels
 
     paths, baseline = run_paths(paths, args.baseline)
     check_aggregate_names({run_name(p): p for p in paths}, aggregates)
@@ -190,6 +190,7 @@ def from_runs(args: Any, bases: Sequence[Any], measures: Sequence[Any], aggregat
     try:
         check_topic_labels(qrels)
         check_gdeval(list(measures), qrels)
+        check_letor(list(measures), qrels)
     except ValueError as e:
         raise CLIError(str(e)) from e
     runs, origin = _read_runs(paths, qrels, args.drop_extra_topics)

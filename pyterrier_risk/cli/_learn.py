@@ -33,13 +33,10 @@ FLAGS = {
 def add_learn_arguments(parser: argparse.ArgumentParser) -> None:
     """Add the ``learn`` options (data, baselines, objectives, the grid, LightGBM, execution, output)."""
     from ..study import (
-        DEFAULT_CORRECTION,
         DEFAULT_LEARN_ALPHAS,
-        DEFAULT_LEARN_ROUNDS,
         DEFAULT_LEARN_SEEDS,
         DEFAULT_LEARN_THREADS,
         DEFAULT_SPLIT_SEED,
-        DEFAULT_TEST,
         DEFAULT_WORKER_TIMEOUT,
         EVAL_ALPHA,
     )
@@ -49,10 +46,13 @@ def add_learn_arguments(parser: argparse.ArgumentParser) -> None:
                                      "partitions S1..SK (plain or compressed), or one LETOR file with "
                                      "--folds K")
     add("--baseline", metavar="F|RUN", help="the single baseline (U-CRO, T-SARO, T-FARO; the table's single "
-                                            "half): a feature number from 1 (e.g. BM25's), or a TREC run")
+                                            "half): a feature number from 1, or a TREC run; F=NAME names it "
+                                            "(25=BM25)")
     add("--baselines", nargs="+", action="extend", default=[], metavar="F|RUN",
         help="the multiple baselines (T*-FARO, GeoRisk; the table's macro half): feature numbers or TREC "
-             "runs matched by qid and LETOR docid")
+             "runs matched by qid and LETOR docid, each maybe F=NAME")
+    add("--feature-names", type=Path, metavar="FILE",
+        help="name the feature baselines: one 'NUMBER NAME' a line (25 BM25), # comments")
     add("--objective", nargs="+", action="extend", metavar="NAME",
         help="registered objectives (default: every one whose baselines are given)")
     add("--import", dest="imports", action="append", default=[], metavar="MODULE",
@@ -61,10 +61,7 @@ def add_learn_arguments(parser: argparse.ArgumentParser) -> None:
         help=f"risk sensitivities α >= 0 (default {' '.join(f'{a:g}' for a in DEFAULT_LEARN_ALPHAS)})")
     add("--seeds", nargs="+", action="extend", type=integer, metavar="S",
         help=f"LightGBM seeds (default {' '.join(map(str, DEFAULT_LEARN_SEEDS))})")
-    add("--rounds", type=integer, default=DEFAULT_LEARN_ROUNDS, metavar="N",
-        help=f"boosting rounds; with --early-stopping at most (default {DEFAULT_LEARN_ROUNDS})")
-    add("--early-stopping", type=integer, metavar="PATIENCE",
-        help="stop after PATIENCE rounds without a gain in validation NDCG@10 (default: --rounds trees)")
+    _stopping_arguments(add)
     add("--param", dest="params", nargs="+", action="extend", default=[], metavar="NAME=VALUE",
         help="LightGBM parameters, read as LightGBM reads them (true/false, numbers, comma lists)")
     add("--option", dest="options", nargs="+", action="extend", default=[], metavar="NAME=VALUE",
@@ -83,6 +80,36 @@ def add_learn_arguments(parser: argparse.ArgumentParser) -> None:
     add("--worker-timeout", type=number, default=DEFAULT_WORKER_TIMEOUT, metavar="SECONDS",
         help="with --scheduler: how long to wait for a worker when the cluster has none (default "
              f"{DEFAULT_WORKER_TIMEOUT:g})")
+    _add_output_arguments(parser)
+
+
+def _stopping_arguments(add: Any) -> None:
+    """``--rounds``, ``--early-stopping`` and ``--measure``: how many trees, chosen by which measure."""
+    from ..study import DEFAULT_EARLY_STOPPING, DEFAULT_LEARN_ROUNDS
+
+    add("--rounds", type=integer, default=DEFAULT_LEARN_ROUNDS, metavar="N",
+        help=f"boosting rounds, the cap of early stopping (default {DEFAULT_LEARN_ROUNDS})")
+    add("--early-stopping", type=_patience, default=DEFAULT_EARLY_STOPPING, metavar="PATIENCE",
+        help="stop after PATIENCE rounds without a gain in the validation split's measure and keep the best "
+             f"round's trees (default {DEFAULT_EARLY_STOPPING}); 0 or none: --rounds trees")
+    add("--measure", choices=["ndcg", "letor"], default="ndcg",
+        help="the study's measure, of the tables and of early stopping: ndcg, NDCG@10 with gains 2^label-1 "
+             "(default), or letor, LETOR 4.0's Eval-Score-4.0.pl NDCG@10")
+
+
+def _patience(text: str) -> int | None:
+    """``--early-stopping``: a count (0: none) or ``none``."""
+    if text.strip().lower() == "none":
+        return None
+    value = integer(text)
+    return None if value == 0 else value
+
+
+def _add_output_arguments(parser: argparse.ArgumentParser) -> None:
+    """Add the ``learn`` output options (the folder, the tables' test, correction, format and layout)."""
+    from ..study import DEFAULT_CORRECTION, DEFAULT_TEST
+
+    add = parser.add_argument
     add("--out", type=Path, metavar="DIR", help="folder for the task results (resumable), per_query.csv, "
                                                 "runs/, qrels.txt, the tables, the plot and settings.json")
     add("--test", choices=["t", "randomization"], default=DEFAULT_TEST,
@@ -133,7 +160,8 @@ def run_learn(args: Any) -> int:
             workers=args.workers, scheduler=args.scheduler, out=args.out, imports=args.imports,
             worker_timeout=args.worker_timeout,
             progress=not args.no_progress, format=args.format, decimals=args.round,
-            test=args.test, correction=_correction(args), layout=args.layout,
+            test=args.test, correction=_correction(args), layout=args.layout, measure=args.measure,
+            feature_names=args.feature_names,
         )  # fmt: skip
     except StudyError as e:
         raise CLIError(_in_command_words(e)) from None

@@ -60,6 +60,9 @@ _EXPORTS = {
     "z_scores": "_zrisk",
     "zrisk": "_zrisk",
     "zrisk_components": "_zrisk",
+    "LETOR_GAINS": "_letor",
+    "letor_ndcg": "_letor",
+    "letor_ndcg_by_query": "_letor",
 }
 # helpers the other layers use (they import a layer through its package, never its private modules)
 _INTERNAL = {
@@ -95,6 +98,9 @@ if TYPE_CHECKING:  # the lazy names for type checkers and editors (tests/test_pa
     from ._hurt import break_even_alpha as break_even_alpha
     from ._hurt import gain_risk_ratio as gain_risk_ratio
     from ._hurt import topic_hurt as topic_hurt
+    from ._letor import LETOR_GAINS as LETOR_GAINS
+    from ._letor import letor_ndcg as letor_ndcg
+    from ._letor import letor_ndcg_by_query as letor_ndcg_by_query
     from ._rankdist import KENDALL_BINS as KENDALL_BINS
     from ._rankdist import bin_labels as bin_labels
     from ._rankdist import discordant_pairs as discordant_pairs

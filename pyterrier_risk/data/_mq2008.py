@@ -41,8 +41,8 @@ __all__ = [
     "system_runs",
 ]
 
-#: 0-based index of LETOR 4.0 feature 25, "BM25 of the whole document" (features 21-25 are BM25
-#: of body, anchor, title, URL, whole document); the single baseline of the papers.
+#: 0-based index of LETOR 4.0 feature 25, which LETOR's list names "BM25 of the whole document"; the
+#: single baseline of the papers. In the shipped data it scores the anchor text (docs/letor.md).
 BM25_FEATURE = 24
 #: number of input systems in MQ2008-agg.
 N_SYSTEMS = 25

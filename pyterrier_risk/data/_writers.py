@@ -18,24 +18,33 @@ if TYPE_CHECKING:
 __all__ = ["write_qrels", "write_run"]
 
 
-def write_run(res: pd.DataFrame, path: str | os.PathLike[str], tag: str) -> None:
+def write_run(res: pd.DataFrame, path: str | os.PathLike[str], tag: str, *, ties: str = "docno") -> None:
     """Write a result frame as a TREC run file (``qid Q0 docno rank score tag``).
 
-    Per topic the documents are written by descending score (ties keep the frame's order) with ranks
-    1, 2, ...; the ``rank`` column of ``res`` is not used. Scores are written as ``repr(float)``, the
-    shortest text that reads back as the same number, so writing creates no ties.
+    Per topic the documents are written by descending score with ranks 1, 2, ...; the ``rank`` column
+    of ``res`` is not used. Tied scores are ordered as the evaluation orders them, so that the ranks
+    agree with it: by default by docno descending, as trec_eval (and so ``ir_measures``' nDCG and
+    ``pt.Experiment``) break ties; ``ties='order'`` keeps the frame's order (LETOR's Eval-Score-4.0.pl,
+    which keeps file order). Scores are written as ``repr(float)``, the shortest text that reads back as
+    the same number, so writing creates no ties.
 
     Args:
         res: result frame with ``qid``, ``docno`` and ``score``.
         path: the file to write (replaced whole: an error or interrupt leaves the previous file).
         tag: the run tag (last field); must not contain whitespace.
+        ties: ``'docno'`` (trec_eval's order of tied scores) or ``'order'`` (the frame's order).
 
     Raises:
-        ValueError: ``tag`` is empty or contains whitespace.
+        ValueError: ``tag`` is empty or contains whitespace, or ``ties`` is neither choice.
     """
     if not tag or any(ch.isspace() for ch in tag):
         raise ValueError(f"a TREC run tag must be one non-empty word, got {tag!r}")
-    res = res.sort_values(["qid", "score"], ascending=[True, False], kind="stable")
+    if ties not in ("docno", "order"):
+        raise ValueError(f"ties must be 'docno' or 'order', got {ties!r}")
+    if ties == "docno":
+        res = res.sort_values(["qid", "score", "docno"], ascending=[True, False, False], kind="stable")
+    else:
+        res = res.sort_values(["qid", "score"], ascending=[True, False], kind="stable")
     ranks = res.groupby("qid", sort=False).cumcount() + 1
     lines = [f"{q} Q0 {d} {r} {float(s)!r} {tag}\n" for q, d, r, s in
              zip(res["qid"], res["docno"], ranks, res["score"], strict=False)]

@@ -35,6 +35,7 @@ import pyterrier as pt
 from ..core import check_alpha
 from ._frames import BaselineSpec, baseline_column, check_keys, check_unique, feature_matrix, labelled
 from ._lightgbm_params import CONSTRUCTOR_ALIASES, LAMBDARANK_PARAMS, THREAD_ALIASES
+from ._ndcg import STOPPING_MEASURES, TIE_RULES, letor_feval, untied_scores
 from ._objective import check_objective_options
 from ._options import INT32_MAX, check_count, check_flag
 from ._persistence import (
@@ -101,6 +102,13 @@ class RiskLambdaMART(pt.Estimator, pt.Artifact):
         num_boost_round: maximum number of trees.
         early_stopping_rounds: stop when validation NDCG@cutoff has not improved for this many
             rounds (only used when ``fit`` receives a validation set; None disables it).
+        stopping_measure: the validation measure of early stopping and ``evals_result_``: ``'ndcg'``,
+            LightGBM's ``ndcg@cutoff`` (gains 2^label − 1), or ``'letor'``, LETOR 4.0's NDCG@cutoff
+            (``Eval-Score-4.0.pl``: :func:`pyterrier_risk.letor_ndcg`, ties in the rows' order).
+        baseline_ties: how the objective orders a baseline's tied scores when it measures the
+            baseline's NDCG: ``'rows'`` (the candidates' order, as LightGBM orders the model's own
+            ties and LETOR's script evaluates) or ``'docno'`` (docno descending, as trec_eval,
+            ``ir_measures`` and ``pt.Experiment`` evaluate; ``learn`` sets it to its measure's rule).
         verbose: show a progress bar while training.
         objective_params: further options of :func:`pyterrier_risk.objective` (e.g. ``se_round``
             for T-SARO, ``faro_tr`` for T-FARO/T*-FARO, ``georisk_update``), checked here.
@@ -133,6 +141,8 @@ class RiskLambdaMART(pt.Estimator, pt.Artifact):
         cutoff: int = 10,
         num_boost_round: int = 100,
         early_stopping_rounds: int | None = 20,
+        stopping_measure: str = "ndcg",
+        baseline_ties: str = "rows",
         verbose: bool = True,
         objective_params: dict[str, Any] | None = None,
         **lightgbm_params: Any,
@@ -142,6 +152,11 @@ class RiskLambdaMART(pt.Estimator, pt.Artifact):
         check_count(cutoff, "cutoff")  # up to 2^31 - 1: LightGBM's eval_at and rounds are C ints
         check_count(num_boost_round, "num_boost_round")
         check_count(early_stopping_rounds, "early_stopping_rounds", allow_none=True)
+        if stopping_measure not in STOPPING_MEASURES:
+            raise ValueError(f"stopping_measure must be one of {', '.join(STOPPING_MEASURES)}, got "
+                             f"{stopping_measure!r}")
+        if baseline_ties not in TIE_RULES:
+            raise ValueError(f"baseline_ties must be one of {', '.join(TIE_RULES)}, got {baseline_ties!r}")
         if baseline is not None:
             _check_spec(baseline, "baseline")
         if baselines is not None:
@@ -160,6 +175,8 @@ class RiskLambdaMART(pt.Estimator, pt.Artifact):
         self.cutoff = int(cutoff)
         self.num_boost_round = int(num_boost_round)
         self.early_stopping_rounds = None if early_stopping_rounds is None else int(early_stopping_rounds)
+        self.stopping_measure = stopping_measure
+        self.baseline_ties = baseline_ties
         self.verbose = check_flag(verbose, "verbose")
         self.objective_params = objective_params
         self.lightgbm_params = dict(lightgbm_params)
@@ -259,7 +276,7 @@ class RiskLambdaMART(pt.Estimator, pt.Artifact):
 
         params: dict[str, Any] = {
             "objective": obj,
-            "metric": "ndcg",
+            "metric": "ndcg" if self.stopping_measure == "ndcg" else "None",
             "eval_at": [self.cutoff],
             "verbosity": -1,
         }
@@ -297,6 +314,7 @@ class RiskLambdaMART(pt.Estimator, pt.Artifact):
         import lightgbm as lgb
 
         progress = Progress(self.num_boost_round, f"RiskLambdaMART({self.objective})", self.verbose)
+        feval = letor_feval(self.cutoff) if self.stopping_measure == "letor" and valid_sets else None
         try:
             progress.prepare(*training)
             booster = lgb.train(
@@ -306,6 +324,7 @@ class RiskLambdaMART(pt.Estimator, pt.Artifact):
                 valid_sets=valid_sets or None,
                 valid_names=["valid"][: len(valid_sets)],
                 callbacks=[*callbacks, progress],
+                feval=feval,
             )
             progress.finish(booster, stopping=self.early_stopping_rounds is not None and bool(valid_sets))
         except SystemError as e:
@@ -323,13 +342,18 @@ class RiskLambdaMART(pt.Estimator, pt.Artifact):
         n_gains = len(self.lightgbm_params.get("label_gain", ())) or 31
         return labelled(res, qrels, what, n_gains=n_gains, context=self)
 
+    def _untied(self, column: np.ndarray, train: pd.DataFrame) -> np.ndarray:
+        """A baseline's scores with its ties ordered by ``baseline_ties`` (:func:`._ndcg.untied_scores`)."""
+        return untied_scores(column, train["qid"].to_numpy(), train["docno"].to_numpy(), self.baseline_ties)
+
     def _make_objective(self, train: pd.DataFrame, features: np.ndarray) -> Any:
         """The objective callable for LightGBM (or ``'lambdarank'`` for the native one)."""
         needs = get_objective(self.objective).baseline
         if needs == "single":
             if self.baseline is None:
                 raise ValueError(f"objective {self.objective!r} needs a baseline (baseline=...)")
-            kwargs = {"baseline": baseline_column(self.baseline, train, features, "baseline")}
+            column = baseline_column(self.baseline, train, features, "baseline")
+            kwargs = {"baseline": self._untied(column, train)}
         elif needs == "multiple":
             specs = (
                 self.baselines
@@ -347,7 +371,7 @@ class RiskLambdaMART(pt.Estimator, pt.Artifact):
             kwargs = {
                 "baselines": np.column_stack(
                     [
-                        baseline_column(spec, train, features, f"baselines[{i}]")
+                        self._untied(baseline_column(spec, train, features, f"baselines[{i}]"), train)
                         for i, spec in enumerate(specs)
                     ]
                 )

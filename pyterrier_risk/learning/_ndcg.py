@@ -10,13 +10,22 @@ from __future__ import annotations
 
 import functools
 import math
+from typing import Any
 
 import numpy as np
 
 __all__ = [
-    "SIGMOID_BINS", "discounts", "inverse_max_dcg", "ndcg_at", "query_of_rows", "sigmoid_table",
-    "stable_desc_order",
+    "SIGMOID_BINS", "TIE_RULES", "discounts", "inverse_max_dcg", "ndcg_at", "query_of_rows", "sigmoid_table",
+    "stable_desc_order", "untied_scores", "STOPPING_MEASURES", "letor_feval",
 ]  # fmt: skip
+
+#: the validation measures of early stopping: LightGBM's ndcg@k, LETOR 4.0's NDCG@k (Eval-Score-4.0.pl)
+STOPPING_MEASURES = ("ndcg", "letor")
+
+#: how a baseline's tied scores are ordered when the objectives measure its NDCG: ``'docno'`` as the
+#: evaluation (trec_eval, ``ir_measures``' nDCG, ``pt.Experiment``): docno descending; ``'rows'`` the
+#: training rows' order (LETOR's Eval-Score-4.0.pl, which keeps file order; LightGBM's stable sort)
+TIE_RULES = ("docno", "rows")
 
 SIGMOID_BINS = 1024 * 1024
 
@@ -95,3 +104,55 @@ def ndcg_at(
     gains = label_gain[labels[row_start + order]]
     dcg = _dcg_by_rank(gains, qstart, disc, k)
     return np.where(inv_max_dcg > 0.0, dcg * inv_max_dcg, 0.0)
+
+
+def untied_scores(scores: np.ndarray, qids: np.ndarray, docnos: np.ndarray,
+                  ties: str = "docno") -> np.ndarray:
+    """Scores whose row-order stable sort gives the evaluation's ranking of each query (no ties left).
+
+    The objectives sort a baseline's scores stably, so tied documents keep the training rows' order;
+    trec_eval orders them by docno descending. With ``ties='docno'`` each row's score is replaced by
+    minus its rank in that order (score descending, then docno descending, within its query), so that
+    the baseline NDCG the objectives compute equals the evaluation's; ``'rows'`` returns the scores.
+
+    Args:
+        scores: one baseline score per training row.
+        qids: each row's query id (rows of a query contiguous, as in training).
+        docnos: each row's docno.
+        ties: one of :data:`TIE_RULES`.
+
+    Returns:
+        float64 scores, one per row.
+    """
+    if ties not in TIE_RULES:
+        raise ValueError(f"baseline_ties must be one of {', '.join(TIE_RULES)}, got {ties!r}")
+    scores = np.asarray(scores, dtype=np.float64)
+    if ties == "rows" or len(scores) == 0:
+        return scores
+    _, query = np.unique(np.asarray(qids), return_inverse=True)
+    _, doc = np.unique(np.asarray(docnos).astype(str), return_inverse=True)  # doc codes sort as docnos do
+    order = np.lexsort((-doc, -scores, query))  # by query, score descending, docno descending
+    rank = np.empty(len(scores))
+    sorted_query = query[order]
+    starts = np.r_[0, np.flatnonzero(np.diff(sorted_query)) + 1]
+    position = np.arange(len(order)) - np.repeat(starts, np.diff(np.r_[starts, len(order)]))
+    rank[order] = position
+    return -rank
+
+
+def letor_feval(cutoff: int) -> Any:
+    """A LightGBM ``feval``: LETOR 4.0's mean NDCG@cutoff over the validation queries (higher is better).
+
+    Each query's documents in the validation rows' order (ties in that order, as Eval-Score-4.0.pl keeps
+    file order); a query with fewer than ``cutoff`` documents or no relevant one counts 0, as the
+    script's mean counts it (:func:`pyterrier_risk.core.letor_ndcg_by_query`).
+    """
+    from ..core import letor_ndcg_by_query
+
+    def feval(preds: np.ndarray, data: Any) -> tuple[str, float, bool]:
+        group = np.asarray(data.get_group(), dtype=np.int64)
+        qids = np.repeat(np.arange(len(group)), group)
+        values = letor_ndcg_by_query(qids, np.asarray(data.get_label()), np.asarray(preds), cutoff)
+        return f"ndcg_letor4@{cutoff}", float(values.mean()), True
+
+    return feval

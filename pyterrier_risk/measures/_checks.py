@@ -24,6 +24,7 @@ __all__ = [
     "MAX_CUTOFF",
     "check_evaluation",
     "check_gdeval",
+    "check_letor",
     "check_measure_parameters",
     "check_topic_labels",
     "evaluated_bases",
@@ -73,6 +74,8 @@ def parameter_problems(measure: Measure) -> Iterator[str]:
     """
     from ir_measures.measures import Measure
 
+    if measure.NAME == "nDCG_letor4" and measure.params.get("cutoff") is None:
+        yield f"{measure!r} needs a rank cutoff, as Eval-Score-4.0.pl has one (nDCG_letor4@10)"
     for key, value in measure.params.items():
         if isinstance(value, Measure):
             yield from parameter_problems(value)
@@ -169,6 +172,22 @@ def check_gdeval(measures: Sequence[Measure], qrels: pd.DataFrame) -> None:
         raise ValueError(f"{who} relevance labels <= {GDEVAL_MAX_LABEL}; the qrels have label {top}")
 
 
+def check_letor(measures: Sequence[Measure], qrels: pd.DataFrame) -> None:
+    """Eval-Score-4.0.pl's NDCG (``nDCG_letor4``) has gains for labels 0, 1 and 2 only.
+
+    Raises:
+        ValueError: naming the measure and the first label outside 0, 1, 2.
+    """
+    served = [m for m in evaluated_bases(measures) if m.NAME == "nDCG_letor4"]
+    if not served or not len(qrels):
+        return
+    _, label = _columns(qrels)
+    outside = sorted(set(qrels[label].tolist()) - {0, 1, 2})
+    if outside:
+        raise ValueError(f"{served[0]!r} is LETOR 4.0's Eval-Score-4.0.pl, which has gains for labels 0, 1 "
+                         f"and 2 only; the qrels have label {outside[0]}")
+
+
 def check_evaluation(measures: Sequence[Measure], qrels: pd.DataFrame | None) -> None:
     """Every check above: the measures' parameters, then (with qrels) the topic labels and gdeval's limits.
 
@@ -183,3 +202,4 @@ def check_evaluation(measures: Sequence[Measure], qrels: pd.DataFrame | None) ->
     if qrels is not None:
         check_topic_labels(qrels)
         check_gdeval(measures, qrels)
+        check_letor(measures, qrels)

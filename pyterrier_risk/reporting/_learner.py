@@ -57,6 +57,7 @@ class LearnerTableSettings:
         queries: the pooled test queries.
         seeds: the seeds every statistic is averaged over.
         labels: objective name -> its label in tables (a name not in it prints as itself).
+        measure: the measure the captions name (the study's: ours, or LETOR 4.0's script).
     """
 
     single: str | None
@@ -69,6 +70,7 @@ class LearnerTableSettings:
     queries: int
     seeds: int
     labels: Mapping[str, str] = field(default_factory=dict)
+    measure: str = "NDCG@10 with gains 2^label − 1"
 
     def label(self, objective: str) -> str:
         """The objective's label (the reference's too: ``LambdaMART``)."""
@@ -110,7 +112,7 @@ def _pooled(settings: LearnerTableSettings) -> str:
     if seeds > 1:
         text += (f"; each statistic averaged over {seeds} seeds, so Wins, Losses and Losses>20% are per-seed "
                  "means (one decimal)")
-    return text + "; NDCG@10 with gains 2^label − 1"
+    return f"{text}; {settings.measure}"
 
 
 def _caption(settings: LearnerTableSettings, what: str) -> str:
@@ -282,13 +284,13 @@ def render_convergence_table(table: pd.DataFrame, format: str = "markdown", *,
     short = {c: c[len("rounds to "):].replace(" (", " ").rstrip(")") for c in frame.columns
              if c.startswith("rounds to ")}
     frame = frame.rename(columns=short)
-    rounds = [c for c in frame.columns if c == "rounds" or c in short.values()]
+    rounds = [c for c in frame.columns if c == "trees kept" or c in short.values()]
     formats = {"models": ".0f"} | _whole_or_one_decimal(frame, rounds)
     return render_in_parts(frame, format, ["learner", "alpha"], floatfmt=floatfmt, max_width=max_width,
                            formats={c: f for c, f in formats.items() if c in frame.columns}, caption=(
         "Boosting rounds to reach a share of the final validation NDCG@10 (90% mean: the mean over folds × "
-        "seeds of the rounds a model takes to reach 90% of its last value; median: their median; rounds: "
-        "its trees, up to the best round with early stopping; Wang et al. 2012, §5.8)."))
+        "seeds of the rounds a model takes to reach 90% of its last value; median: their median; trees kept: "
+        "the mean trees a model scores with, up to its best validation round; Wang et al. 2012, §5.8)."))
 
 
 def render_kendall_table(table: pd.DataFrame, format: str = "markdown", *,

@@ -71,6 +71,8 @@ _EXPORTS = {
     "rerank": "_run",
     "run_study": "_run",
     "write_runs": "_run",
+    "DEFAULT_EARLY_STOPPING": "_learn_settings",
+    "LEARN_MEASURES": "_learn_settings",
     "DEFAULT_LEARN_ALPHAS": "_learn_settings",
     "DEFAULT_LEARN_ROUNDS": "_learn_settings",
     "DEFAULT_LEARN_SEEDS": "_learn_settings",

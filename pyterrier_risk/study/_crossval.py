@@ -124,9 +124,11 @@ def engine_rerank(cand: pd.DataFrame, qrels: pd.DataFrame, study: Study, *, n_sy
 
     The candidates go to ``cache/candidates.txt`` (:func:`write_candidates`); the study splits their
     topics into ``study.folds`` parts with ``study.seed`` (the parts of :func:`topic_folds`) and, per
-    fold, trains on ``folds − 2`` parts, keeps one for validation (its curve; no early stopping) and
-    scores the last, so every topic is scored by a model that never saw it. The tasks run on a process
-    pool (``workers``; default every core) and are stored in ``out`` (a rerun skips them), with the
+    fold, trains on ``folds − 2`` parts, keeps one for validation (early stopping at the study's default
+    patience, :data:`~pyterrier_risk.study.DEFAULT_EARLY_STOPPING`, with ``study.num_boost_round`` trees
+    at most, as ``learn``) and scores the last, so every topic is scored by a model that never saw it.
+    Ranks order tied scores by docno descending, as the evaluation (trec_eval) does. The tasks run on a
+    process pool (``workers``; default every core) and are stored in ``out`` (a rerun skips them), with the
     study's own tables (:meth:`RiskStudyResult.write`). U-CRO's baseline is BM25's score (feature 1);
     GeoRisk's are every system's score (features 1, 3, ...). ``log``: a line per fold.
 
@@ -158,6 +160,7 @@ def engine_rerank(cand: pd.DataFrame, qrels: pd.DataFrame, study: Study, *, n_sy
         if objective != REFERENCE and not objectives:
             continue
         res = run.merge(queries, on="qid", how="left")
-        res = res.sort_values(["qid", "score"], ascending=[True, False], kind="stable").reset_index(drop=True)
+        res = res.sort_values(["qid", "score", "docno"], ascending=[True, False, False],
+                              kind="stable").reset_index(drop=True)
         runs[study.run_name(objective, alpha)] = res.assign(rank=res.groupby("qid", sort=False).cumcount())
     return runs

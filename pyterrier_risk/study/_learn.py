@@ -25,6 +25,7 @@ from ._learn_folder import check_out_inputs, check_run_names, study_lock
 from ._learn_pool import InProcess, LocalPool
 from ._learn_result import RiskStudyResult, run_name
 from ._learn_settings import (
+    DEFAULT_EARLY_STOPPING,
     DEFAULT_LEARN_ALPHAS,
     DEFAULT_LEARN_ROUNDS,
     DEFAULT_LEARN_SEEDS,
@@ -299,9 +300,10 @@ def risk_study(
     data: str | os.PathLike, *, baseline: Any = None, baselines: Sequence[Any] = (),
     objectives: Sequence[str] | None = None, alphas: Sequence[float] = DEFAULT_LEARN_ALPHAS,
     seeds: Sequence[int] = DEFAULT_LEARN_SEEDS, rounds: int = DEFAULT_LEARN_ROUNDS,
-    early_stopping: int | None = None, params: Any = None, options: Any = None, folds: int | None = None,
-    split_seed: int = DEFAULT_SPLIT_SEED, eval_alpha: float = EVAL_ALPHA,
-    threads: int = DEFAULT_LEARN_THREADS,
+    early_stopping: int | str | None = DEFAULT_EARLY_STOPPING, params: Any = None, options: Any = None,
+    folds: int | None = None, split_seed: int = DEFAULT_SPLIT_SEED, eval_alpha: float = EVAL_ALPHA,
+    threads: int = DEFAULT_LEARN_THREADS, measure: str = "ndcg",
+    feature_names: str | os.PathLike | None = None,
     workers: int | None = None, client: Any = None,
     scheduler: str | None = None, worker_timeout: float = DEFAULT_WORKER_TIMEOUT,
     out: str | os.PathLike | None = None, imports: Sequence[str] = (),
@@ -313,20 +315,24 @@ def risk_study(
     Tasks are (fold, objective, α, seed), plus the reference (``'lambdarank'`` at α 0) per fold and
     seed; each fits :class:`~pyterrier_risk.RiskLambdaMART` on the fold's training split (LightGBM
     ``deterministic=True``, ``force_row_wise=True``, ``num_threads=threads``, the seed), early-stopped
-    on its validation split when ``early_stopping`` is given, and scores its test split, which no
-    model of the fold saw. The results do not depend on the worker count or the scheduler.
+    on its validation split by default (the papers' model selection), and scores its test split, which
+    no model of the fold saw. The results do not depend on the worker count or the scheduler.
 
     Args:
         data: a folder of ``Fold1..FoldK/{train,vali,test}.txt`` (plain or compressed), or of LETOR 4.0
             partitions ``S1..SK`` (rotated as LETOR does), or one LETOR file with ``folds=K``.
         baseline: the single baseline (U-CRO, T-SARO, T-FARO; the table's single half): a feature
-            number as the LETOR file numbers it (from 1), or a TREC run file matched by qid and docid.
+            number as the LETOR file numbers it (from 1), or a TREC run file matched by qid and docid;
+            named ``F25`` or by the file, or as given: ``"25=BM25"`` or ``(25, "BM25")``.
         baselines: the multiple baselines (T*-FARO, GeoRisk; the macro half), the same kinds.
+        feature_names: a file naming features, one ``NUMBER NAME`` a line (``25 BM25``; ``#`` comments):
+            a feature baseline without ``=NAME`` takes its name from it.
         objectives: registered objective names (default: every one whose baselines are given).
         alphas: the α of every objective (≥ 0).
         seeds: LightGBM seeds; each objective is compared with LambdaMART of the same seed.
-        rounds: boosting rounds (with ``early_stopping``: at most).
-        early_stopping: patience in rounds on the validation split's NDCG@10 (None: ``rounds`` trees).
+        rounds: boosting rounds: the cap, with early stopping (default 300).
+        early_stopping: patience in rounds on the validation split's measure (default 20): a model keeps
+            the trees up to its best validation round. ``None``, 0 or ``'none'``: ``rounds`` trees.
         params: LightGBM parameters, a dict or ``name=value`` strings (read as LightGBM reads them).
         options: objective options (``risk_norm='weighted'``, ...), for the objectives that have them.
         folds: with one LETOR file, the number of folds K (≥ 3): a seeded split by query.
@@ -342,6 +348,11 @@ def risk_study(
             :meth:`RiskStudyResult.write`, locked while the study runs (one study at a time). None
             keeps everything in memory.
         imports: modules to import first (in every worker too): user objectives register themselves.
+        measure: the study's measure, of the tables and of early stopping: ``'ndcg'``, NDCG@10 with gains
+            2^label − 1 (ties by docno, as trec_eval), or ``'letor'``, LETOR 4.0's ``Eval-Score-4.0.pl``
+            NDCG@10 (:func:`~pyterrier_risk.letor_ndcg`: gains 0/1/3, ranks 1–2 undiscounted, ties in
+            file order, 0 for a query with fewer than 10 documents). The objectives measure a
+            baseline's NDCG with the same tie rule.
         progress: show the progress: a bar on a terminal, else a line per finished fold and every 30 s
             (also in ``out/learn.log``).
         format: the tables' format in ``out`` (``markdown``, ``latex`` or ``csv``).
@@ -368,7 +379,8 @@ def risk_study(
     settings = learn_settings(
         data, baseline=baseline, baselines=baselines, objectives=objectives, alphas=alphas, seeds=seeds,
         rounds=rounds, early_stopping=early_stopping, params=params, options=options, folds=folds,
-        split_seed=split_seed, eval_alpha=eval_alpha, threads=threads, imports=imports)  # fmt: skip
+        split_seed=split_seed, eval_alpha=eval_alpha, threads=threads, imports=imports,
+        measure=measure, feature_names=feature_names)  # fmt: skip
     check_models(settings)
     try:
         check_table_options(test, correction, settings.eval_alpha, 10000, layout)

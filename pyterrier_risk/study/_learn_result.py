@@ -6,6 +6,7 @@ staging folder and moved in as one set, with a manifest, under the folder's lock
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 from dataclasses import dataclass, field
@@ -92,9 +93,11 @@ class RiskStudyResult:
     def tables(self, **options: Any) -> Any:
         """The three tables as one :class:`LearnerTables` (``.render(format)`` prints them)."""
         kendall = self.kendall if len(self.kendall) else None
-        return _tables().learner_tables(self.per_query, self.curves, kendall, single=self.single,
-                                        multiple=self.multiple, eval_alpha=self.settings.eval_alpha,
-                                        **options)
+        tables = _tables().learner_tables(self.per_query, self.curves, kendall, single=self.single,
+                                          multiple=self.multiple, eval_alpha=self.settings.eval_alpha,
+                                          **options)
+        measure = _measure_caption(self.settings)
+        return dataclasses.replace(tables, settings=dataclasses.replace(tables.settings, measure=measure))
 
     def plot(self, path: str | os.PathLike | None = None) -> Any:
         """The risk–gain plot against the single baseline, with break-even lines."""
@@ -148,6 +151,14 @@ def _summary(result: RiskStudyResult) -> str:
         f"  out: {result.out if result.out is not None else 'not written (result.write(folder))'}"])
 
 
+def _measure_caption(settings: Any) -> str:
+    """The tables' measure in their caption: ours with its gains, or LETOR's with the script's version."""
+    from ._learn_settings import LEARN_MEASURES
+
+    measure = getattr(settings, "measure", "ndcg")
+    return "NDCG@10 with gains 2^label − 1" if measure == "ndcg" else LEARN_MEASURES[measure]
+
+
 def _write_text(path: Path, text: str) -> Path:
     from ..data import atomic_write
 
@@ -199,12 +210,17 @@ def _write_files(result: Any, out: Path, format: str, tables: str) -> list[str]:
     from ..data import write_qrels, write_run
 
     (out / "runs").mkdir(parents=True, exist_ok=True)
-    written = [_write_csv(out / "per_query.csv", result.per_query, PER_QUERY_HEADER)]
+    header = PER_QUERY_HEADER if result.settings.measure == "ndcg" else (
+        "# NDCG@10 per test query of each model and baseline as LETOR 4.0's Eval-Score-4.0.pl computes it "
+        "(gains 0/1/3, ranks 1-2 undiscounted, ties in file order; a query with fewer than 10 documents "
+        "or none relevant scores 0)")
+    written = [_write_csv(out / "per_query.csv", result.per_query, header)]
     for name in ("curves", "kendall", "models"):
         written.append(_write_csv(out / f"{name}.csv", getattr(result, name)))
     runs = {run_name(*key): run for key, run in result.runs.items()} | dict(result.baseline_runs)
+    ties = "order" if result.settings.measure == "letor" else "docno"  # ranks in the evaluation's order
     for tag, run in runs.items():
-        write_run(run, out / "runs" / f"{tag}.run", tag)
+        write_run(run, out / "runs" / f"{tag}.run", tag, ties=ties)
         written.append(out / "runs" / f"{tag}.run")
     write_qrels(result.qrels, out / "qrels.txt")
     written.append(out / "qrels.txt")
@@ -213,6 +229,7 @@ def _write_files(result: Any, out: Path, format: str, tables: str) -> list[str]:
     if result.single is not None:
         result.plot(out / "risk_gain.png")
         written.append(out / "risk_gain.png")
-    settings = {**result.settings.describe(), "version": __version__, "measure": "NDCG@10, gains 2^label - 1"}
+    settings = {**result.settings.describe(), "version": __version__,
+                "measure_caption": _measure_caption(result.settings)}
     written.append(_write_text(out / "settings.json", json.dumps(settings, indent=2, default=str) + "\n"))
     return [p.relative_to(out).as_posix() for p in written]

@@ -28,26 +28,33 @@ from ..learning import (
     lightgbm_parameter_name,
     lightgbm_parameters,
 )
+from ._baseline_names import named_baselines
 from ._settings import StudyError, risk_objectives
 
 __all__ = [
+    "DEFAULT_EARLY_STOPPING",
     "DEFAULT_LEARN_ALPHAS",
     "DEFAULT_LEARN_ROUNDS",
     "DEFAULT_LEARN_SEEDS",
     "DEFAULT_LEARN_THREADS",
     "DEFAULT_SPLIT_SEED",
     "EVAL_ALPHA",
+    "LEARN_MEASURES",
     "REFERENCE",
     "Baseline",
     "LearnSettings",
     "SettingError",
     "available_cores",
+    "baseline_ties",
     "learn_settings",
     "parse_param",
 ]
 
 DEFAULT_LEARN_ALPHAS: tuple[float, ...] = (1.0, 5.0, 10.0)
-DEFAULT_LEARN_ROUNDS = 100
+DEFAULT_LEARN_ROUNDS = 300  # the cap: early stopping on the validation split picks the trees (issue 31)
+DEFAULT_EARLY_STOPPING = 20  # patience in rounds on the study's measure (issue 31: 10, 20, 30 measured)
+#: the study's measure: NDCG@10 with gains 2^label − 1 (ours), or LETOR 4.0's Eval-Score-4.0.pl
+LEARN_MEASURES = {"ndcg": "NDCG@10", "letor": "NDCG@10 (LETOR 4.0 Eval-Score-4.0.pl)"}
 DEFAULT_LEARN_SEEDS: tuple[int, ...] = (1,)
 DEFAULT_LEARN_THREADS = 1  # threads per fit
 DEFAULT_SPLIT_SEED = 0
@@ -145,6 +152,7 @@ class LearnSettings:
     layout: str = ""  # how the folds were found (set once they are: risk_study)
     n_folds: int = 0
     notes: tuple[str, ...] = field(default=())  # what the study noticed in its inputs (settings.json)
+    measure: str = "ndcg"  # a key of LEARN_MEASURES: the tables' measure and early stopping's
 
     @property
     def single(self) -> str | None:
@@ -344,6 +352,23 @@ def _count(value: Any, name: str, *, minimum: int = 1, allow_none: bool = False)
         raise _keyed(e, name) from None
 
 
+def _patience(value: Any) -> int | None:
+    """Early stopping's patience: a count, or None, 0 or ``'none'`` for a fixed number of trees."""
+    if value is None or (isinstance(value, str) and value.strip().lower() == "none"):
+        return None
+    if isinstance(value, str) and value.strip().isdigit():
+        value = int(value)
+    if isinstance(value, int) and not isinstance(value, bool) and value == 0:
+        return None
+    return _count(value, "early_stopping")
+
+
+def _measure(value: Any) -> str:
+    if value not in LEARN_MEASURES:
+        raise StudyError(f"measure must be one of {', '.join(LEARN_MEASURES)}, got {value!r}")
+    return str(value)
+
+
 def _seed(value: Any) -> int:
     """A LightGBM seed: an integer in [0, 2^31 - 1] (a larger one would wrap around to a smaller seed)."""
     seed = check_int(value, "seed", minimum=0)
@@ -406,10 +431,10 @@ def learn_settings(
     data: str | os.PathLike, *, baseline: Any = None, baselines: Sequence[Any] = (),
     objectives: Sequence[str] | None = None, alphas: Sequence[float] = DEFAULT_LEARN_ALPHAS,
     seeds: Sequence[int] = DEFAULT_LEARN_SEEDS, rounds: int = DEFAULT_LEARN_ROUNDS,
-    early_stopping: int | None = None, params: Any = None, options: Any = None, folds: int | None = None,
-    split_seed: int = DEFAULT_SPLIT_SEED, eval_alpha: float = EVAL_ALPHA,
+    early_stopping: Any = DEFAULT_EARLY_STOPPING, params: Any = None, options: Any = None,
+    folds: int | None = None, split_seed: int = DEFAULT_SPLIT_SEED, eval_alpha: float = EVAL_ALPHA,
     threads: int = DEFAULT_LEARN_THREADS,
-    imports: Sequence[str] = (),
+    imports: Sequence[str] = (), measure: str = "ndcg", feature_names: str | os.PathLike | None = None,
 ) -> LearnSettings:
     """Check every argument of :func:`~pyterrier_risk.risk_study` (before any data is read).
 
@@ -422,9 +447,7 @@ def learn_settings(
     path = Path(os.fspath(data))
     if not path.exists():
         raise SettingError(f"⟨data⟩ {path}: LETOR data not found")
-    single = None if baseline is None else _baseline(baseline, "baseline")
-    multiple = tuple(dict.fromkeys(_baseline(b, "baselines") for b in (
-        [baselines] if isinstance(baselines, (str, int)) else baselines)))
+    single, multiple = named_baselines(baseline, baselines, feature_names, _baseline)
     _distinct_names(single, multiple)
     names = _objectives(objectives, single is not None, bool(multiple))
     return LearnSettings(
@@ -432,13 +455,18 @@ def learn_settings(
         objectives=names,
         alphas=_numbers(alphas, "alpha", check_alpha), seeds=_numbers(seeds, "seeds", _seed),
         rounds=_count(rounds, "rounds"),
-        early_stopping=_count(early_stopping, "early_stopping", allow_none=True),
+        early_stopping=_patience(early_stopping),
         params=_as_params(params, "params"), options=_as_params(options, "options"),
         folds=_count(folds, "folds", minimum=1, allow_none=True),
         split_seed=_count(split_seed, "split_seed", minimum=0),
         eval_alpha=_numbers([eval_alpha], "eval_alpha", check_alpha)[0], threads=_count(threads, "threads"),
-        imports=imports, user_objectives=_user_objectives(names),
+        imports=imports, user_objectives=_user_objectives(names), measure=_measure(measure),
     )  # fmt: skip
+
+
+def baseline_ties(settings: LearnSettings) -> str:
+    """The objectives' order of a baseline's tied scores: the evaluation's (ours: docno; LETOR's: rows)."""
+    return "rows" if settings.measure == "letor" else "docno"
 
 
 def objective_options(settings: LearnSettings, objective: str) -> dict[str, Any] | None:
@@ -467,6 +495,7 @@ def check_models(settings: LearnSettings) -> None:
             RiskLambdaMART(name, alpha=max(settings.alphas) if name != REFERENCE else 0.0, baseline=0,
                            baselines=[0], num_boost_round=settings.rounds,
                            early_stopping_rounds=settings.early_stopping, verbose=False,
+                           stopping_measure=settings.measure, baseline_ties=baseline_ties(settings),
                            objective_params=objective_options(settings, name), **settings.lightgbm(0))
         except (TypeError, ValueError) as e:
             raise SettingError(f"{name}: {_study_words(str(e))}") from None

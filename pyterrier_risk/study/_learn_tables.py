@@ -374,7 +374,7 @@ def convergence_table(curves: pd.DataFrame, *, shares: Sequence[float] = (0.9, 0
 
     Returns:
         One row per (objective, α): ``models`` (folds × seeds), ``final NDCG@10`` (mean of :math:`v_T`),
-        ``rounds`` (mean curve length), then ``rounds to f (mean)`` and ``(median)`` per share.
+        ``trees kept`` (mean curve length), then ``rounds to f (mean)`` and ``(median)`` per share.
 
     Raises:
         ValueError: a missing column, a curve whose rounds are not 1, 2, ..., T, non-finite values, or a
@@ -403,7 +403,7 @@ def convergence_table(curves: pd.DataFrame, *, shares: Sequence[float] = (0.9, 0
             finals.append(values[-1])
             lengths.append(len(values))
         row = {"objective": objective, "alpha": alpha, "models": len(finals),
-               "final NDCG@10": float(np.mean(finals)), "rounds": float(np.mean(lengths))}
+               "final NDCG@10": float(np.mean(finals)), "trees kept": float(np.mean(lengths))}
         for f in shares:
             row[f"rounds to {f:.0%} (mean)"] = float(np.mean(reached[f]))
             row[f"rounds to {f:.0%} (median)"] = float(np.median(reached[f]))

@@ -4,9 +4,11 @@
 that a process pool and a Dask cluster run the same code. A worker holds one fold's data at a time
 (:data:`_LOADED`): the tasks of a fold run one after another where the scheduler allows it.
 
-Per test query the task measures NDCG@10 with gains 2^label − 1 (the gains the objectives optimise,
-LightGBM's convention; ``ir_measures``' nDCG with those gains), for the model and for every baseline's
-ranking of the same candidates; a query without a relevant document scores 0. It returns a typed
+Per test query the task measures the study's measure, for the model and for every baseline's ranking
+of the same candidates: by default NDCG@10 with gains 2^label − 1 (the gains the objectives optimise,
+LightGBM's convention; ``ir_measures``' nDCG with those gains, tied scores ordered by docno descending
+as trec_eval orders them), or with ``measure='letor'`` LETOR 4.0's Eval-Score-4.0.pl NDCG@10 (tied
+scores in file order). A query without a relevant document scores 0. It returns a typed
 :class:`TaskResult` (plain numbers, strings, arrays and frames: what :mod:`._learn_store` stores).
 """
 
@@ -28,6 +30,7 @@ from ._learn_settings import (
     CUTOFF,
     REFERENCE,
     LearnSettings,
+    baseline_ties,
     import_modules,
     objective_options,
     register_user_objectives,
@@ -131,7 +134,7 @@ def task_key(task: LearnTask) -> str:
         "params": [[k, v] for k, v in s.params], "options": objective_options(s, task.objective),
         "threads": s.threads, "n_features": task.n_features, "version": task.version,
         "baselines": [[b.name, b.feature, b.digest] for b in s.all_baselines()],
-        "single": s.single, "code": task.code,
+        "single": s.single, "measure": s.measure, "code": task.code,
     }  # fmt: skip
     return hashlib.sha256(json.dumps(config, sort_keys=True, default=str).encode()).hexdigest()
 
@@ -167,10 +170,25 @@ def _load_fold(task: LearnTask) -> dict[str, Any]:
     return _LOADED[task.fold_digest]
 
 
-def per_query_ndcg(run: pd.DataFrame, qrels: pd.DataFrame, qids: list[str]) -> np.ndarray:
-    """NDCG@10 of each query of ``qids`` (gains 2^label − 1); a query without relevant documents is 0."""
+def per_query_ndcg(run: pd.DataFrame, qrels: pd.DataFrame, qids: list[str],
+                   measure: str = "ndcg") -> np.ndarray:
+    """The study's NDCG@10 of each query of ``qids``; a query without relevant documents is 0.
+
+    ``measure='ndcg'``: gains 2^label − 1, tied scores by docno descending (trec_eval's rule, which
+    ``ir_measures``' nDCG follows). ``'letor'``: LETOR 4.0's Eval-Score-4.0.pl
+    (:func:`pyterrier_risk.core.letor_ndcg_by_query`), tied scores in the order of ``qrels`` (the
+    candidates' file order), 0 for a query with fewer than 10 candidates.
+    """
     import ir_measures
     from ir_measures import nDCG
+
+    if measure == "letor":
+        from ..core import letor_ndcg_by_query
+
+        scored = qrels[["qid", "docno", "label"]].merge(run[["qid", "docno", "score"]], on=["qid", "docno"],
+                                                        how="left", validate="one_to_one")
+        values = letor_ndcg_by_query(scored["qid"], scored["label"], scored["score"].fillna(-np.inf), CUTOFF)
+        return values.reindex(qids).fillna(0.0).to_numpy()
 
     labels = sorted(int(v) for v in qrels["label"].unique())
     measure = nDCG(gains={lab: 2**lab - 1 for lab in labels}) @ CUTOFF
@@ -187,15 +205,17 @@ def _model(task: LearnTask) -> Any:
     return RiskLambdaMART(
         task.objective, alpha=task.alpha, baseline=None if s.baseline is None else f"base:{s.baseline.name}",
         baselines=[f"base:{b.name}" for b in s.baselines] or None, cutoff=CUTOFF, num_boost_round=s.rounds,
-        early_stopping_rounds=s.early_stopping, verbose=False,
+        early_stopping_rounds=s.early_stopping, verbose=False, stopping_measure=s.measure,
+        baseline_ties=baseline_ties(s),
         objective_params=objective_options(s, task.objective), **s.lightgbm(task.seed),
     )  # fmt: skip
 
 
 def _curve(model: Any, vali: dict[str, Any]) -> np.ndarray:
-    """Validation NDCG@10 after each round, up to the round the model scores with.
+    """Validation NDCG@10 (the study's measure) after each round, up to the round the model scores with.
 
-    Over the validation queries with a relevant document: LightGBM scores the others 1, taken out here.
+    Over the validation queries with a relevant document: LightGBM's ndcg scores the others 1, LETOR's
+    0, taken out here.
     """
     from ..learning import validation_curve
 
@@ -204,7 +224,8 @@ def _curve(model: Any, vali: dict[str, Any]) -> np.ndarray:
     n, judged = len(best), int((best > 0).sum())
     if judged == 0:
         return np.full(len(curve), np.nan)
-    return (curve * n - (n - judged)) / judged
+    others = 0.0 if model.stopping_measure == "letor" else 1.0
+    return (curve * n - others * (n - judged)) / judged
 
 
 def _kendall(run: pd.DataFrame, test: dict[str, Any], single: str | None) -> np.ndarray | None:
@@ -228,7 +249,8 @@ def _reference_extras(task: LearnTask, test: dict[str, Any]) -> ReferenceResult:
     cand = test["candidates"]
     names = [b.name for b in task.settings.all_baselines()]
     keys = cand[["qid", "docno"]]
-    bases = {n: per_query_ndcg(keys.assign(score=cand[f"base:{n}"].to_numpy()), test["qrels"], test["qids"])
+    bases = {n: per_query_ndcg(keys.assign(score=cand[f"base:{n}"].to_numpy()), test["qrels"], test["qids"],
+                               task.settings.measure)
              for n in names}  # fmt: skip
     runs = cand[["qid", "docno", *(f"base:{n}" for n in names)]].reset_index(drop=True)
     return ReferenceResult(bases=bases, base_runs=runs, qrels=test["qrels"].reset_index(drop=True))
@@ -269,7 +291,8 @@ def run_task(task: LearnTask) -> TaskResult:
         text = model.booster_.model_to_string()
         fields = {
             "fold": task.fold.name, "objective": task.objective, "alpha": task.alpha, "seed": task.seed,
-            "qids": tuple(test["qids"]), "ndcg": per_query_ndcg(run, test["qrels"], test["qids"]),
+            "qids": tuple(test["qids"]),
+            "ndcg": per_query_ndcg(run, test["qrels"], test["qids"], task.settings.measure),
             "kendall": _kendall(run, test, task.settings.single), "curve": _curve(model, fold["vali"]),
             "run": run.reset_index(drop=True), "sha256": hashlib.sha256(text.encode()).hexdigest(),
             "best_iteration": int(model.best_iteration_),
