@@ -63,6 +63,11 @@ def add_learn_arguments(parser: argparse.ArgumentParser) -> None:
         help=f"seed of the --folds split (default {DEFAULT_SPLIT_SEED})")
     add("--eval-alpha", type=number, default=EVAL_ALPHA, metavar="A",
         help=f"the α of GeoRisk in the table (default {EVAL_ALPHA:g})")
+    add("--learner", choices=["lambdamart", "neural"], default="lambdamart",
+        help="the learner of every model: LightGBM's LambdaMART (default) or the neural ranker (needs "
+             "pip install 'pyterrier-risk[neural]'; --rounds are then epochs, --param its arguments)")
+    add("--device", metavar="DEVICE", help="the neural learner's device: cpu (default; deterministic), cuda, "
+                                           "cuda:N or auto")
     add("--threads", type=integer, default=DEFAULT_LEARN_THREADS, metavar="N",
         help=f"threads per fit (LightGBM and numba), a study setting (default {DEFAULT_LEARN_THREADS})")
     add("--workers", type=integer, metavar="N", help="local worker processes (default: cores // --threads)")
@@ -106,7 +111,7 @@ def run_learn(args: Any) -> int:
             split_seed=args.split_seed, eval_alpha=args.eval_alpha, threads=args.threads,
             workers=args.workers, scheduler=args.scheduler, out=args.out, imports=args.imports,
             progress=not args.no_progress, format=args.format, decimals=args.round,
-            test=args.test, correction=_correction(args),
+            test=args.test, correction=_correction(args), learner=args.learner, device=args.device,
         )  # fmt: skip
     except StudyError as e:
         raise CLIError(str(e)) from None

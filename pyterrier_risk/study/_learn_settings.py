@@ -89,6 +89,8 @@ class LearnSettings:
     threads: int
     imports: tuple[str, ...] = field(default=())
     user_objectives: tuple[tuple[str, str, str], ...] = field(default=())
+    learner: str = "lambdamart"  # or "neural" (study/_learn_neural.py)
+    device: str | None = None  # the neural learner's device (None for LightGBM)
 
     @property
     def single(self) -> str | None:
@@ -287,13 +289,16 @@ def learn_settings(
     early_stopping: int | None = None, params: Any = None, options: Any = None, folds: int | None = None,
     split_seed: int = DEFAULT_SPLIT_SEED, eval_alpha: float = EVAL_ALPHA,
     threads: int = DEFAULT_LEARN_THREADS,
-    imports: Sequence[str] = (),
+    imports: Sequence[str] = (), learner: str = "lambdamart", device: str | None = None,
 ) -> LearnSettings:
     """Check every argument of :func:`~pyterrier_risk.risk_study` (before any data is read).
 
     Raises:
         StudyError: a one-line message naming the argument and the problem.
     """
+    from ._learn_neural import check_learner
+
+    learner, device = check_learner(learner, device)
     imports = tuple(str(m) for m in imports)
     import_modules(imports)
     path = Path(os.fspath(data))
@@ -313,7 +318,7 @@ def learn_settings(
         folds=_count(folds, "folds", minimum=3, allow_none=True),
         split_seed=_count(split_seed, "split_seed", minimum=0),
         eval_alpha=_numbers([eval_alpha], "eval_alpha", check_alpha)[0], threads=_count(threads, "threads"),
-        imports=imports, user_objectives=_user_objectives(names),
+        imports=imports, user_objectives=_user_objectives(names), learner=learner, device=device,
     )  # fmt: skip
 
 
@@ -338,6 +343,10 @@ def check_models(settings: LearnSettings) -> None:
     if unknown:
         raise StudyError(f"--option {unknown[0]}: no objective of the study has it "
                          f"({', '.join(settings.objectives)})")
+    if settings.learner != "lambdamart":
+        from ._learn_neural import check_neural_models
+
+        return check_neural_models(settings)
     for name in (REFERENCE, *settings.objectives):
         try:
             RiskLambdaMART(name, alpha=max(settings.alphas) if name != REFERENCE else 0.0, baseline=0,
