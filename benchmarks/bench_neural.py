@@ -107,7 +107,7 @@ def make_losses(lambda_loss):
         needs = get_objective(kind).baseline
 
         def loss(s, lab, base, bases):
-            kw = {"baseline": base} if needs == "single" else {"baselines": bases} if needs == "multiple" else {}
+            kw = {"single": {"baseline": base}, "multiple": {"baselines": bases}}.get(needs, {})
             return ptr.risk_loss(s, lab, objective=kind, alpha=alpha, **kw)
 
         return loss
@@ -156,7 +156,7 @@ def run(name, X, y, group, baseline, baselines, args, lambda_loss):
     print(f"\n{name}: {len(y):,} rows, {len(group):,} queries, {len(data)} batches of {args.batch_size} "
           f"queries; MLP {X.shape[1]}-{'-'.join(map(str, args.hidden))}-1, {args.device}, "
           f"{torch.get_num_threads()} thread(s), median of {args.repeats} epoch(s)")
-    print(f"| loss | s/epoch | × allRank |\n|---|---:|---:|")
+    print("| loss | s/epoch | × allRank |\n|---|---:|---:|")
     for label in losses:
         t = statistics.median(times[label])
         print(f"| {label} | {t:.3f} | {t / ref:.2f} |", flush=True)
