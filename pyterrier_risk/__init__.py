@@ -7,8 +7,9 @@ The package is layered:
 * measure adapters (``ir_measures``): :class:`URisk`, :class:`TRisk`, :class:`ZRisk`,
   :class:`GeoRisk`, :class:`UE`;
 * experiment integration: :func:`Experiment` (a superset of ``pt.Experiment``);
-* learning: :func:`objective` (LightGBM custom objectives), :class:`RiskLambdaMART` and the
-  objectives' extension point (:class:`Objective`, :func:`register_objective`);
+* learning: :func:`objective` (LightGBM custom objectives), :class:`RiskLambdaMART`, the neural
+  learner (:func:`risk_loss`, :class:`RiskNeuralRanker`; PyTorch) and the objectives' extension
+  point (:class:`Objective`, :func:`register_objective`);
 * reporting: tables and plots;
 * study: the demo's experiment (collection, systems, features, cross-validation, report);
 * cli: the ``pyterrier-risk`` command.
@@ -81,6 +82,8 @@ _EXPORTS: dict[str, str] = {
     # learning
     "objective": "learning",
     "RiskLambdaMART": "learning",
+    "risk_loss": "learning",
+    "RiskNeuralRanker": "learning",
     "Objective": "learning",
     "Option": "learning",
     "PairWeights": "learning",
@@ -154,11 +157,13 @@ if TYPE_CHECKING:  # the lazy names for type checkers and editors (tests/test_pa
     from .learning import Option as Option
     from .learning import PairWeights as PairWeights
     from .learning import RiskLambdaMART as RiskLambdaMART
+    from .learning import RiskNeuralRanker as RiskNeuralRanker
     from .learning import Round as Round
     from .learning import get_objective as get_objective
     from .learning import objective as objective
     from .learning import objective_names as objective_names
     from .learning import register_objective as register_objective
+    from .learning import risk_loss as risk_loss
     from .learning import rounds_to_reach as rounds_to_reach
     from .learning import unregister_objective as unregister_objective
     from .measures import UE as UE

@@ -1,6 +1,7 @@
 """Risk-sensitive LambdaMART: LightGBM objectives (:func:`objective`) and :class:`RiskLambdaMART`.
 
-``objective`` needs LightGBM and numba only when called; ``RiskLambdaMART`` imports PyTerrier.
+``objective`` needs LightGBM and numba only when called; ``RiskLambdaMART`` imports PyTerrier;
+``risk_loss`` and ``RiskNeuralRanker`` (the neural learner) need PyTorch (``pyterrier-risk[neural]``).
 """
 
 from __future__ import annotations
@@ -13,6 +14,9 @@ _EXPORTS = {
     "KINDS": "_objective",
     "RiskLambdaMART": "_lambdamart",
     "load_artifact": "_lambdamart",
+    "risk_loss": "_neural_loss",
+    "RiskNeuralRanker": "_neural_ranker",
+    "load_neural_artifact": "_neural_ranker",
     "artifact_metadata": "_persistence",
     "ObjectiveNotImportableWarning": "_persistence",
     "Objective": "objectives",

@@ -113,8 +113,8 @@ def save_model(
     _write_folder(path, files)
 
 
-def _write_folder(path: Path, files: dict[str, str]) -> None:
-    """Write ``files`` (name -> text) into the folder ``path`` as one change.
+def _write_folder(path: Path, files: dict[str, str | bytes]) -> None:
+    """Write ``files`` (name -> text or bytes) into the folder ``path`` as one change.
 
     A new folder is staged beside it and renamed into place. In an existing folder (which may hold
     other files, left alone) the files are staged in a hidden subfolder and moved in one by one
@@ -144,7 +144,7 @@ def _write_folder(path: Path, files: dict[str, str]) -> None:
         raise
 
 
-def _move_in(staging: Path, path: Path, files: dict[str, str], fresh: bool) -> None:
+def _move_in(staging: Path, path: Path, files: dict[str, str | bytes], fresh: bool) -> None:
     """Put the staged files in place: rename a new folder, or move each file into an existing one."""
     if fresh and _rename_new(staging, path):
         return
@@ -168,9 +168,9 @@ def _rename_new(staging: Path, path: Path) -> bool:
     return True
 
 
-def _replace_file(target: Path, text: str) -> None:
-    """Write ``text`` to ``target`` through the data layer's atomic writer (temporary name, fsync, rename)."""
-    with atomic_write(target) as f:
+def _replace_file(target: Path, text: str | bytes) -> None:
+    """Write ``text`` or bytes to ``target`` by the atomic writer (temporary name, fsync, rename)."""
+    with atomic_write(target, "wb" if isinstance(text, bytes) else "w") as f:
         f.write(text)
 
 
