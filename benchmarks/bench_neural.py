@@ -4,7 +4,9 @@ One run, the same batches, the same model: an MLP scorer (``--hidden``, ReLU, no
 batches of ``--batch-size`` queries (label −1 on padding, allRank's convention), one Adam step per
 batch. Each loss trains its own copy of the same initial weights; the reference is
 ``allrank.models.losses.lambdaLoss(y_pred, y_true, weighing_scheme="lambdaRank_scheme")``, timed in the
-same loop as ours (interleaved, median over ``--repeats`` epochs), so machine load affects both.
+same loop as ours (interleaved, median over ``--repeats`` epochs), so machine load affects both. Both
+the process's CPU seconds and the wall-clock seconds are shown: on a shared machine the CPU time is
+the cost, on a GPU the wall time is.
 Building the batches, the baseline tensors and numba's compilation (a warm-up step per loss) are not
 timed. The goal (issue 28): ≤ 1.0× at α 0 and ≤ 1.3× for the risk objectives.
 
@@ -119,12 +121,12 @@ def make_losses(lambda_loss):
 
 
 def epoch(model, optimiser, loss, data, device):
-    """One pass over the batches (one step each); the seconds it took."""
+    """One pass over the batches (one step each): (wall seconds, CPU seconds of this process)."""
     import torch
 
     if device.startswith("cuda"):
         torch.cuda.synchronize()
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), time.process_time()
     for x, lab, base, bases in data:
         optimiser.zero_grad()
         value = loss(model(x).squeeze(-1), lab, base, bases)
@@ -132,7 +134,7 @@ def epoch(model, optimiser, loss, data, device):
         optimiser.step()
     if device.startswith("cuda"):
         torch.cuda.synchronize()
-    return time.perf_counter() - start
+    return time.perf_counter() - start, time.process_time() - cpu
 
 
 def run(name, X, y, group, baseline, baselines, args, lambda_loss):
@@ -148,18 +150,32 @@ def run(name, X, y, group, baseline, baselines, args, lambda_loss):
         loss(model(x).squeeze(-1), lab, base, bases).backward()
         optimiser.zero_grad()
         models[label] = (model, optimiser)
-    times: dict[str, list[float]] = {label: [] for label in losses}
+    times: dict[str, list[tuple[float, float]]] = {label: [] for label in losses}
     for _ in range(args.repeats):  # interleaved: every loss once per repeat
         for label, loss in losses.items():
             times[label].append(epoch(*models[label], loss, data, args.device))
-    ref = statistics.median(times["allRank lambdaLoss"])
+    wall = {label: statistics.median(t[0] for t in ts) for label, ts in times.items()}
+    cpu = {label: statistics.median(t[1] for t in ts) for label, ts in times.items()}
+    ref = "allRank lambdaLoss"
     print(f"\n{name}: {len(y):,} rows, {len(group):,} queries, {len(data)} batches of {args.batch_size} "
           f"queries; MLP {X.shape[1]}-{'-'.join(map(str, args.hidden))}-1, {args.device}, "
           f"{torch.get_num_threads()} thread(s), median of {args.repeats} epoch(s)")
-    print("| loss | s/epoch | × allRank |\n|---|---:|---:|")
+    print("| loss | CPU s/epoch | × allRank (CPU) | wall s/epoch | × allRank (wall) |")
+    print("|---|---:|---:|---:|---:|")
     for label in losses:
-        t = statistics.median(times[label])
-        print(f"| {label} | {t:.3f} | {t / ref:.2f} |", flush=True)
+        print(f"| {label} | {cpu[label]:.3f} | {cpu[label] / cpu[ref]:.2f} | {wall[label]:.3f} | "
+              f"{wall[label] / wall[ref]:.2f} |", flush=True)
+
+
+def _cpu_name() -> str:
+    """The CPU's model name (Linux), else what the platform module knows."""
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine()
 
 
 def main():
@@ -178,8 +194,9 @@ def main():
     torch.set_num_threads(args.threads)
     numba.set_num_threads(min(args.threads, numba.config.NUMBA_NUM_THREADS))
     lambda_loss = allrank_lambda_loss()
-    machine = torch.cuda.get_device_name() if args.device.startswith("cuda") else platform.processor()
-    print(f"torch {torch.__version__}; {machine or platform.machine()}; {os.cpu_count()} cores")
+    machine = torch.cuda.get_device_name() if args.device.startswith("cuda") else _cpu_name()
+    print(f"torch {torch.__version__}; {machine}; {os.cpu_count()} cores; load average "
+          f"{os.getloadavg()[0]:.1f} at the start")
     if args.only in (None, "mq2008"):
         run(*mq2008(), args, lambda_loss)
     if args.only in (None, "synthetic"):
