@@ -40,12 +40,19 @@ CONFIGS = {"lambdaLoss": HERE / "allrank" / "mlp_lambdaloss.json",
 
 
 def _copy(files: tuple[str, ...], target: Path) -> None:
-    """Concatenate LETOR files (plain or .gz) into one plain libsvm file (allRank reads ``<role>.txt``)."""
-    with open(target, "wb") as out:
+    """Concatenate LETOR files (plain or .gz) into one plain libsvm file (allRank reads ``<role>.txt``).
+
+    An existing file is kept (a rerun, or a second run into the same ``--out``, reuses the folds).
+    """
+    if target.exists():
+        return
+    partial = target.with_suffix(".partial")
+    with open(partial, "wb") as out:
         for f in files:
             opener = gzip.open if f.endswith(".gz") else open
             with opener(f, "rb") as fh:
                 shutil.copyfileobj(fh, out)
+    partial.replace(target)
 
 
 def write_folds(data: str, out: Path) -> list[Path]:
@@ -66,12 +73,17 @@ def write_folds(data: str, out: Path) -> list[Path]:
 
 
 def run_allrank(python: str, loss: str, fold: Path, jobs: Path) -> Path:
-    """Run ``python -m allrank.main`` on one fold with the loss's config; the run's output folder."""
+    """Run ``python -m allrank.main`` on one fold with the loss's config; the run's output folder.
+
+    A run whose results are there already (``experiment_result.json``) is not run again.
+    """
+    run_id = f"{fold.name}-{loss}"
+    if (jobs / "results" / run_id / "experiment_result.json").is_file():
+        return jobs / "results" / run_id
     config = json.loads(CONFIGS[loss].read_text())
     config["data"]["path"] = str(fold)
     config_path = jobs / f"{fold.name}-{loss}.json"
     config_path.write_text(json.dumps(config, indent=2))
-    run_id = f"{fold.name}-{loss}"
     subprocess.run([python, "-m", "allrank.main", "--config-file-name", str(config_path), "--run-id", run_id,
                     "--job-dir", str(jobs)], check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     return jobs / "results" / run_id
