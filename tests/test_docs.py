@@ -2,7 +2,8 @@
 
 Blocks of one page run in order in one namespace with the repository root as working directory.
 A block whose first line is ``# requires: shared-data`` needs the real data folder; it is skipped
-(failed under CI) when that folder is absent.
+(failed under CI) when that folder is absent. A page with a block whose first line is
+``# requires: torch`` is skipped when PyTorch is not installed (the ``neural`` extra).
 
 Shown output is checked: a ```text block that follows a ```python or ```console block with nothing but
 blank lines between them is that block's output. What the block prints must equal it token by token
@@ -161,6 +162,8 @@ def page_registry():
 @pytest.mark.parametrize("page", [p for p in PAGES if p.name not in NO_CODE_PAGES], ids=lambda p: p.name)
 def test_page_examples_run(page: Path, monkeypatch: pytest.MonkeyPatch, page_registry):
     blocks = python_blocks(page)
+    if any(block.code.lstrip().startswith("# requires: torch") for block in blocks):  # docs/neural.md
+        pytest.importorskip("torch", reason="the page needs PyTorch: pip install 'pyterrier-risk[neural]'")
     if any(block.code.lstrip().startswith("# requires: shared-data") for block in blocks):
         data_path()
         if any("irds:" in block.code for block in blocks):  # conftest points ir_datasets at a copy of it

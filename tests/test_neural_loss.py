@@ -226,6 +226,43 @@ def test_tfaro_multipliers_are_the_lightgbm_objectives_on_the_same_batch():
     assert half + rest != pytest.approx(got, rel=1e-6)
 
 
+def test_georisks_batched_pair_rule_weighs_each_querys_pairs():
+    """GeoRisk's per-pair |ΔGeoRisk| (a batched numba rule): the loss is Σ rule(pairs of q)·(−log2 σ).
+
+    The round is rebuilt here from plain numpy NDCG, the rule is called query by query from Python,
+    and the sum must be the risk loss: the pairs reach the rule grouped by query, signed as it expects.
+    """
+    y_pred, y_true, base = batch(seed=6)
+    alpha = 3.0
+    per_query = []
+    for q in range(len(y_true)):
+        keep = (y_true[q] != -1).numpy()
+        s, y = y_pred[q].numpy()[keep], y_true[q].numpy()[keep].astype(int)
+        mm = ref_ndcg(y[np.argsort(-s, kind="stable")])
+        mb = [ref_ndcg(y[np.argsort(-base[q, :, k].numpy()[keep], kind="stable")]) for k in range(2)]
+        per_query.append((s, y, mm, mb))
+    model = np.array([p[2] for p in per_query])
+    baselines = np.array([p[3] for p in per_query]).T
+    spec = ptr.get_objective("georisk")(alpha=alpha, georisk_weight="dincer2016")
+    rule = spec.weights(ptr.Round(index=0, model=model, baseline=baselines, active=np.ones(len(model), bool),
+                                  alpha=alpha))  # fmt: skip
+    assert rule.batched
+    expected = 0.0
+    for q, (s, y, _, _) in enumerate(per_query):
+        pairs = list(ref_pairs(s, y))
+        signed = np.array([dm if improving else -dm for dm, improving, _ in pairs])
+        out = np.empty(len(pairs))
+        rule.rule(q, signed, out, np.int64(len(pairs)), rule.state)
+        expected += float(out @ np.array([nll for _, _, nll in pairs]))
+    got = ptr.risk_loss(
+        y_pred, y_true, objective="georisk", alpha=alpha, baselines=base, georisk_weight="dincer2016"
+    )
+    plain = ptr.risk_loss(y_pred, y_true)
+    assert float(got) == pytest.approx(expected, rel=1e-9) and float(got) != pytest.approx(
+        float(plain), rel=1e-3
+    )
+
+
 def test_a_users_pair_rule_runs_on_the_batchs_pairs():
     """A user's numba rule weighs the pairs: at α > 0 degrading pairs of queries below the baseline grow."""
     ptr.register_objective(Downside)
@@ -305,8 +342,20 @@ def test_a_negative_pair_weight_is_refused():
     assert "\n" not in str(info.value)
 
 
+def test_one_system_may_come_without_its_systems_axis():
+    y_pred, y_true, base = batch(seed=7)
+    one = base[..., :1]
+    single = float(ptr.risk_loss(y_pred, y_true, objective="urisk", alpha=2.0, baseline=base[..., 0]))
+    assert float(ptr.risk_loss(y_pred, y_true, objective="urisk", alpha=2.0, baseline=one)) == single
+    geo = float(ptr.risk_loss(y_pred, y_true, objective="georisk", alpha=2.0, baselines=one))
+    assert float(ptr.risk_loss(y_pred, y_true, objective="georisk", alpha=2.0, baselines=base[..., 0])) == geo
+    assert (
+        float(ptr.risk_loss(y_pred, y_true, objective="georisk", alpha=2.0, baselines=[base[..., 0]])) == geo
+    )
+
+
 def test_a_batch_without_pairs_has_a_zero_loss_with_a_gradient():
-    x = torch.zeros(2, 3, requires_grad=True)
+    x = torch.tensor([[0.0, 0.0, math.nan], [0.0, math.inf, 1.0]], requires_grad=True)  # padding: anything
     loss = ptr.risk_loss(x, torch.tensor([[1.0, 1.0, -1.0], [0.0, -1.0, -1.0]]))
     loss.backward()
     assert float(loss) == 0.0 and x.grad is not None and float(x.grad.abs().sum()) == 0.0

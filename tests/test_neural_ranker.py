@@ -90,6 +90,12 @@ def test_without_validation_it_trains_every_epoch(data):
     assert m.best_iteration_ == 2 and m.validation_ndcg_.shape == (0,) and len(m.train_loss_) == 2
 
 
+def test_without_early_stopping_every_epoch_runs_and_the_best_is_kept(data):
+    train, valid, qrels = data
+    m = ptr.RiskNeuralRanker(**{**SMALL, "epochs": 4, "early_stopping": None}).fit(train, qrels, valid, qrels)
+    assert len(m.validation_ndcg_) == 4 and m.best_iteration_ == int(np.argmax(m.validation_ndcg_)) + 1
+
+
 def test_fit_is_seeded_deterministic_and_restores_torchs_state(model, data):
     train, valid, qrels = data
     rng, threads = torch.get_rng_state(), torch.get_num_threads()
@@ -236,3 +242,32 @@ def test_transform_checks_its_input(model, data):
     empty = model.transform(valid.iloc[:0])
     assert len(empty) == 0 and "score" in empty.columns
     assert isinstance(empty, pd.DataFrame)
+
+
+def test_the_transformer_scores_a_query_alone_as_in_a_padded_batch(transformer, data):
+    """The padding mask: a short query's scores do not change when longer queries pad its slate."""
+    _, valid, _ = data
+    short = valid[~valid["docno"].str.endswith(("_7", "_8", "_9"))]
+    short = short[short["qid"] == "q9"]
+    together = pd.concat([valid[valid["qid"] != "q9"], short])
+    alone = scores(transformer, short)
+    in_batch = transformer.transform(together).set_index("docno")["score"].loc[short["docno"]].to_numpy()
+    assert len(short) == 7 and alone == pytest.approx(in_batch, abs=1e-5)
+
+
+def test_objective_params_and_the_baseline_fallback_reach_the_loss(data):
+    train, _, qrels = data
+    m = ptr.RiskNeuralRanker(
+        "tfaro", alpha=3.0, baseline=1, objective_params={"faro_tr": "dincer2014"}, epochs=1
+    )
+    assert "objective_params={'faro_tr': 'dincer2014'}" in repr(m)
+    assert m.fit(train, qrels).best_iteration_ == 1
+    geo = ptr.RiskNeuralRanker("georisk", alpha=3.0, baseline="score", epochs=1).fit(
+        train, qrels
+    )  # [baseline]
+    assert np.isfinite(geo.train_loss_).all()
+    one_line(
+        ValueError,
+        "no effect",
+        lambda: ptr.RiskNeuralRanker("urisk", objective_params={"faro_tr": "dincer2014"}),
+    )

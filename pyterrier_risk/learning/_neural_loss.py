@@ -168,7 +168,7 @@ def weighted_loss(
     base = _baseline_scores(settings.spec, baseline, baselines, tuple(y_true.shape), valid)
     q, i, j, dm, scores_sorted = _pairs(settings, y_pred, y_true, valid)
     if q.numel() == 0:
-        return (y_pred * 0.0).sum()
+        return (y_pred.masked_fill(~valid, 0.0) * 0.0).sum()  # 0, with a (zero) gradient
     weights = _pair_weights(settings, y_true, valid, scores_sorted, base, q, i, j, dm)
     idx = scores_sorted[1]
     s = y_pred.masked_fill(~valid, 0.0).gather(1, idx)
@@ -236,7 +236,9 @@ def _baseline_scores(
             raise ValueError(f"objective {kind!r} needs baseline= ([queries, slate] scores of the baseline)")
         arr = _as_array(baseline, "baseline")
         name, want = "baseline", f"{shape}"
-        arr = arr[None] if arr.shape == shape else arr
+        arr = (
+            arr[None] if arr.shape == shape else np.moveaxis(arr, -1, 0) if arr.shape == (*shape, 1) else arr
+        )
     else:
         if baseline is not None:
             raise ValueError(
@@ -254,7 +256,7 @@ def _baseline_scores(
                 raise ValueError("baselines is empty: give at least one baseline")
         else:
             arr = _as_array(baselines, "baselines")
-            arr = np.moveaxis(arr, -1, 0) if arr.ndim == 3 else arr
+            arr = np.moveaxis(arr, -1, 0) if arr.ndim == 3 else arr[None] if arr.shape == shape else arr
         name, want = "baselines", f"[{shape[0]}, {shape[1]}, systems]"
     if arr.ndim != 3 or arr.shape[1:] != shape:
         raise ValueError(

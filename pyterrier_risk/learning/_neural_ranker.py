@@ -80,7 +80,9 @@ class RiskNeuralRanker(pt.Estimator, pt.Artifact):
         dropout: dropout probability in training.
         seed: seeds the initial weights, the batches' order and dropout.
         device: ``"auto"`` (CUDA when present, else CPU), ``"cpu"``, ``"cuda"`` or ``"cuda:N"``.
-        threads: torch's CPU threads while fitting and scoring (None: torch's setting).
+        threads: torch's CPU threads while fitting and scoring (None: torch's setting). Identical
+            weights need the same thread count (torch splits its sums by thread): give one (e.g.
+            1) for results that do not depend on the machine.
         verbose: print one line per epoch (loss, validation NDCG) to stderr.
 
     Attributes:
