@@ -63,9 +63,8 @@ def add_learn_arguments(parser: argparse.ArgumentParser) -> None:
         help=f"seed of the --folds split (default {DEFAULT_SPLIT_SEED})")
     add("--eval-alpha", type=number, default=EVAL_ALPHA, metavar="A",
         help=f"the α of GeoRisk in the table (default {EVAL_ALPHA:g})")
-    add("--learner", choices=["lambdamart", "neural"], default="lambdamart",
-        help="the learner of every model: LightGBM's LambdaMART (default) or the neural ranker (needs "
-             "pip install 'pyterrier-risk[neural]'; --rounds are then epochs, --param its arguments)")
+    add("--learner", choices=["lambdamart", "neural"], default="lambdamart", help="every model's learner: "
+        "LambdaMART (default) or RiskNeuralRanker (neural extra; --rounds: epochs, --param: its arguments)")
     add("--device", metavar="DEVICE", help="the neural learner's device: cpu (default; deterministic), cuda, "
                                            "cuda:N or auto")
     add("--threads", type=integer, default=DEFAULT_LEARN_THREADS, metavar="N",
