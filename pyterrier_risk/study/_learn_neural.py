@@ -126,40 +126,48 @@ def _params(settings: Any) -> dict[str, Any]:
     return params
 
 
-def neural_model(settings: Any, objective: str, alpha: float, seed: int) -> Any:
-    """The (unfitted) RiskNeuralRanker of one task (the study's ``base:`` columns as its baselines)."""
-    from ._learn_settings import CUTOFF, objective_options
+def neural_model(settings: Any, objective: str, alpha: float, seed: int, options: dict[str, Any] | None,
+                 cutoff: int) -> Any:
+    """The (unfitted) RiskNeuralRanker of one task (the study's ``base:`` columns as its baselines).
 
+    ``options`` are the objective's options (``objective_params``), ``cutoff`` the study's NDCG cutoff.
+    """
     single = None if settings.baseline is None else f"base:{settings.baseline.name}"
     return _ranker()(
         objective, alpha=alpha, baseline=single,
         baselines=[f"base:{b.name}" for b in settings.baselines] or None,
-        objective_params=objective_options(settings, objective), cutoff=CUTOFF, epochs=settings.rounds,
+        objective_params=options, cutoff=cutoff, epochs=settings.rounds,
         early_stopping=settings.early_stopping, seed=seed, device=settings.device, threads=settings.threads,
         verbose=False, **_params(settings),
     )  # fmt: skip
 
 
-def check_neural_models(settings: Any) -> None:
+def check_neural_models(settings: Any, models: list[tuple[str, float, dict[str, Any] | None]],
+                        cutoff: int) -> None:
     """Build (not fit) every neural model of the study once, before any data is read.
+
+    Args:
+        settings: the study's settings.
+        models: ``(objective, α, options)`` of each model kind (the reference first).
+        cutoff: the study's NDCG cutoff.
 
     Raises:
         StudyError: a ``--param`` the estimator does not take or refuses, or a refused objective option.
     """
-    from ._learn_settings import REFERENCE
-
-    for name in (REFERENCE, *settings.objectives):
-        alpha = max(settings.alphas) if name != REFERENCE else 0.0
+    for name, alpha, options in models:
         try:
-            neural_model(settings, name, alpha, 0)
+            neural_model(settings, name, alpha, 0, options, cutoff)
         except (TypeError, ValueError) as e:
             if isinstance(e, StudyError):
                 raise
             raise StudyError(f"{name}: {' '.join(str(e).split())}") from None
 
 
-def train_neural(task: Any, fold: dict[str, Any]) -> tuple[Any, str, np.ndarray, int]:
+def train_neural(task: Any, fold: dict[str, Any], options: dict[str, Any] | None,
+                 cutoff: int) -> tuple[Any, str, np.ndarray, int]:
     """Fit the task's neural model on the fold's training split, early-stopped on its validation split.
+
+    ``options`` are the task objective's options, ``cutoff`` the study's NDCG cutoff.
 
     Returns:
         ``(model, sha256, curve, best_iteration)``: the fitted model, the digest of its saved weights,
@@ -168,7 +176,7 @@ def train_neural(task: Any, fold: dict[str, Any]) -> tuple[Any, str, np.ndarray,
     import numba
 
     numba.set_num_threads(min(task.settings.threads, numba.config.NUMBA_NUM_THREADS))
-    model = neural_model(task.settings, task.objective, task.alpha, task.seed)
+    model = neural_model(task.settings, task.objective, task.alpha, task.seed, options, cutoff)
     train, vali = fold["train"], fold["vali"]
     model.fit(train["candidates"], train["qrels"], vali["candidates"], vali["qrels"])
     best = int(model.best_iteration_)

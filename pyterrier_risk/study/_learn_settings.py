@@ -346,7 +346,9 @@ def check_models(settings: LearnSettings) -> None:
     if settings.learner != "lambdamart":
         from ._learn_neural import check_neural_models
 
-        return check_neural_models(settings)
+        kinds = [(n, max(settings.alphas) if n != REFERENCE else 0.0, objective_options(settings, n))
+                 for n in (REFERENCE, *settings.objectives)]  # fmt: skip
+        return check_neural_models(settings, kinds, CUTOFF)
     for name in (REFERENCE, *settings.objectives):
         try:
             RiskLambdaMART(name, alpha=max(settings.alphas) if name != REFERENCE else 0.0, baseline=0,

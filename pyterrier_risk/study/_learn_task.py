@@ -198,7 +198,7 @@ def _trained(task: LearnTask, fold: dict[str, Any]) -> tuple[Any, str, np.ndarra
     if task.settings.learner != "lambdamart":
         from ._learn_neural import train_neural
 
-        return train_neural(task, fold)
+        return train_neural(task, fold, objective_options(task.settings, task.objective), CUTOFF)
     model = _fit(task, fold)
     text = model.booster_.model_to_string()
     sha256 = hashlib.sha256(text.encode()).hexdigest()
