@@ -148,7 +148,7 @@ def main() -> None:
             epochs = json.loads((run_dir / "experiment_result.json").read_text()).get("epochs")
             results[(loss, fold.name)] = (sum(values) / len(values), len(values), epochs)
             print(f"allRank {loss:10} {fold.name}: NDCG@10 {results[(loss, fold.name)][0]:.4f} "
-                  f"({len(values)} test queries, stopped at epoch {epochs})", flush=True)
+                  f"({len(values)} test queries, last epoch {epochs}, counted from 0)", flush=True)
     _table(results, args.losses, [f.name for f in folds], _ours(args.ours) if args.ours else None)
     (args.out / "results.json").write_text(json.dumps({f"{k[0]}/{k[1]}": v for k, v in results.items()}))
 
