@@ -271,3 +271,13 @@ def test_objective_params_and_the_baseline_fallback_reach_the_loss(data):
         "no effect",
         lambda: ptr.RiskNeuralRanker("urisk", objective_params={"faro_tr": "dincer2014"}),
     )
+
+
+def test_a_transformer_baseline_is_saved_as_none_with_a_warning(data, tmp_path):
+    train, valid, qrels = data
+    first_stage = pt.apply.doc_score(lambda row: row["score"])
+    m = ptr.RiskNeuralRanker("urisk", alpha=1.0, baseline=first_stage, epochs=1).fit(train, qrels)
+    with pytest.warns(UserWarning, match=r"saved as None; pass it again to RiskNeuralRanker\.load"):
+        m.save(tmp_path / "m")
+    loaded = ptr.RiskNeuralRanker.load(tmp_path / "m")
+    assert loaded.baseline is None and np.array_equal(scores(loaded, valid), scores(m, valid))

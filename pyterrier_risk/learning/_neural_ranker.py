@@ -16,6 +16,7 @@ import inspect
 import math
 import os
 import sys
+import warnings
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
@@ -377,9 +378,7 @@ class RiskNeuralRanker(pt.Estimator, pt.Artifact):
         params: dict[str, Any] = {"objective": self.objective}
         params.update({name: getattr(self, name) for name in _defaults()})
         params["hidden"] = list(self.hidden)
-        params["baseline"] = spec_to_json(self.baseline, "baseline")
-        if self.baselines is not None:
-            params["baselines"] = [spec_to_json(s, f"baselines[{i}]") for i, s in enumerate(self.baselines)]
+        params.update(_stored_baselines(self.baseline, self.baselines))
         module = objective_module(get_objective(self.objective))
         if module is not None:
             params[OBJECTIVE_MODULE] = module
@@ -496,6 +495,18 @@ def _torch_state(torch: Any, seed: int, threads: int | None, device: Any) -> Ite
         finally:
             torch.use_deterministic_algorithms(deterministic, warn_only=warn_only)
             torch.set_num_threads(previous_threads)
+
+
+def _stored_baselines(baseline: Any, baselines: list[Any] | None) -> dict[str, Any]:
+    """The baselines as ``save`` stores them: a transformer cannot be stored and becomes None (a warning)."""
+    with warnings.catch_warnings(record=True) as caught:  # spec_to_json names RiskLambdaMART in its warning
+        warnings.simplefilter("always")
+        stored: dict[str, Any] = {"baseline": spec_to_json(baseline, "baseline")}
+        if baselines is not None:
+            stored["baselines"] = [spec_to_json(s, f"baselines[{i}]") for i, s in enumerate(baselines)]
+    for w in caught:
+        warnings.warn(str(w.message).replace("RiskLambdaMART", "RiskNeuralRanker"), w.category, stacklevel=3)
+    return stored
 
 
 # ---------------------------------------------------------------------- checks
