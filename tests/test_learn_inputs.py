@@ -383,6 +383,17 @@ def test_every_flag_a_message_may_name_is_an_option_of_learn(capsys):
         assert flag in help_text, (key, flag)
 
 
+def test_every_argument_of_risk_study_has_its_flag():
+    """A SettingError may name any risk_study argument: the command renders each in its own words."""
+    import inspect
+
+    from pyterrier_risk.cli._learn import FLAGS
+
+    python_only = {"client"}  # a distributed.Client object: no command-line form
+    arguments = set(inspect.signature(ptr.risk_study).parameters) - python_only
+    assert arguments - set(FLAGS) == set()
+
+
 # ---------------------------------------------------------------- one study: runs with spaces, notes
 
 

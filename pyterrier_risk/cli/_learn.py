@@ -26,7 +26,9 @@ FLAGS = {
     "early_stopping": "--early-stopping", "params": "--param", "options": "--option", "folds": "--folds",
     "split_seed": "--split-seed", "eval_alpha": "--eval-alpha", "threads": "--threads",
     "workers": "--workers", "scheduler": "--scheduler", "out": "--out", "test": "--test",
-    "correction": "--correction", "format": "--format", "decimals": "--round",
+    "correction": "--correction", "format": "--format", "decimals": "--round", "layout": "--layout",
+    "measure": "--measure", "feature_names": "--feature-names", "learner": "--learner", "device": "--device",
+    "worker_timeout": "--worker-timeout", "progress": "--no-progress",
 }  # fmt: skip
 
 
@@ -73,6 +75,10 @@ def add_learn_arguments(parser: argparse.ArgumentParser) -> None:
         help=f"seed of the --folds split (default {DEFAULT_SPLIT_SEED})")
     add("--eval-alpha", type=number, default=EVAL_ALPHA, metavar="A",
         help=f"the α of GeoRisk in the table (default {EVAL_ALPHA:g})")
+    add("--learner", choices=["lambdamart", "neural"], default="lambdamart", help="every model's learner: "
+        "LambdaMART (default) or RiskNeuralRanker (neural extra; --rounds: epochs, --param: its arguments)")
+    add("--device", metavar="DEVICE", help="the neural learner's device: cpu (default; deterministic), cuda, "
+                                           "cuda:N or auto")
     add("--threads", type=integer, default=DEFAULT_LEARN_THREADS, metavar="N",
         help=f"threads per fit (LightGBM and numba), a study setting (default {DEFAULT_LEARN_THREADS})")
     add("--workers", type=integer, metavar="N", help="local worker processes (default: cores // --threads)")
@@ -161,7 +167,7 @@ def run_learn(args: Any) -> int:
             worker_timeout=args.worker_timeout,
             progress=not args.no_progress, format=args.format, decimals=args.round,
             test=args.test, correction=_correction(args), layout=args.layout, measure=args.measure,
-            feature_names=args.feature_names,
+            feature_names=args.feature_names, learner=args.learner, device=args.device,
         )  # fmt: skip
     except StudyError as e:
         raise CLIError(_in_command_words(e)) from None

@@ -308,7 +308,8 @@ def risk_study(
     scheduler: str | None = None, worker_timeout: float = DEFAULT_WORKER_TIMEOUT,
     out: str | os.PathLike | None = None, imports: Sequence[str] = (),
     progress: bool = True, format: str = "markdown", decimals: int = 4, test: str = DEFAULT_TEST,
-    correction: str | None = DEFAULT_CORRECTION, layout: str = "default",
+    correction: str | None = DEFAULT_CORRECTION, layout: str = "default", learner: str = "lambdamart",
+    device: str | None = None,
 ) -> RiskStudyResult:
     """Train every objective at every α and seed on every LETOR fold against plain LambdaMART.
 
@@ -360,6 +361,12 @@ def risk_study(
         test: the paired test of the tables in ``out`` (``'t'`` or ``'randomization'``).
         correction: their multiple-testing correction over the rows (``None``: none).
         layout: the learner table's layout in ``out``: ``'default'`` or ``'paper'`` (2016 Table 7 as printed).
+        learner: ``'lambdamart'`` (LightGBM, :class:`~pyterrier_risk.RiskLambdaMART`) or ``'neural'``
+            (:class:`~pyterrier_risk.RiskNeuralRanker`, needs the ``neural`` extra): every model of the
+            study, the reference included, is trained by it; ``rounds`` are then epochs, ``params`` the
+            estimator's keyword arguments and ``seeds`` its seeds (see :mod:`._learn_neural`).
+        device: the neural learner's device: ``'cpu'`` (the default in a study: deterministic, the
+            same results on any worker count), ``'cuda'``, ``'cuda:N'`` or ``'auto'`` (resolved once).
 
     Returns:
         A :class:`RiskStudyResult`.
@@ -380,7 +387,7 @@ def risk_study(
         data, baseline=baseline, baselines=baselines, objectives=objectives, alphas=alphas, seeds=seeds,
         rounds=rounds, early_stopping=early_stopping, params=params, options=options, folds=folds,
         split_seed=split_seed, eval_alpha=eval_alpha, threads=threads, imports=imports,
-        measure=measure, feature_names=feature_names)  # fmt: skip
+        measure=measure, feature_names=feature_names, learner=learner, device=device)  # fmt: skip
     check_models(settings)
     try:
         check_table_options(test, correction, settings.eval_alpha, 10000, layout)

@@ -153,6 +153,8 @@ class LearnSettings:
     n_folds: int = 0
     notes: tuple[str, ...] = field(default=())  # what the study noticed in its inputs (settings.json)
     measure: str = "ndcg"  # a key of LEARN_MEASURES: the tables' measure and early stopping's
+    learner: str = "lambdamart"  # or "neural" (study/_learn_neural.py)
+    device: str | None = None  # the neural learner's device (None for LightGBM)
 
     @property
     def single(self) -> str | None:
@@ -247,8 +249,12 @@ def _name_value(text: str, what: str) -> tuple[str, Any]:
     return name, _value(raw)
 
 
-def _as_params(params: Any, what: str) -> tuple[tuple[str, Any], ...]:
-    """A mapping or ``name=value`` strings as sorted (name, value) pairs."""
+def _as_params(params: Any, what: str, lightgbm: bool = True) -> tuple[tuple[str, Any], ...]:
+    """A mapping or ``name=value`` strings as sorted (name, value) pairs.
+
+    ``params`` of the LightGBM learner (``lightgbm``) are checked against LightGBM's parameter table; the
+    neural learner checks its own (``check_neural_models``).
+    """
     if params is None:
         return ()
     if isinstance(params, dict):
@@ -258,7 +264,7 @@ def _as_params(params: Any, what: str) -> tuple[tuple[str, Any], ...]:
     else:
         pairs = [_name_value(p, what) if isinstance(p, str) else tuple(p) for p in params]
     for name, _ in pairs:
-        if what == "params":
+        if what == "params" and lightgbm:
             _check_param(str(name), str(name))
     return tuple(sorted((str(k), tuple(v) if isinstance(v, list) else v) for k, v in pairs))
 
@@ -435,6 +441,7 @@ def learn_settings(
     folds: int | None = None, split_seed: int = DEFAULT_SPLIT_SEED, eval_alpha: float = EVAL_ALPHA,
     threads: int = DEFAULT_LEARN_THREADS,
     imports: Sequence[str] = (), measure: str = "ndcg", feature_names: str | os.PathLike | None = None,
+    learner: str = "lambdamart", device: str | None = None,
 ) -> LearnSettings:
     """Check every argument of :func:`~pyterrier_risk.risk_study` (before any data is read).
 
@@ -442,6 +449,12 @@ def learn_settings(
         StudyError: a one-line message naming the argument and the problem (a :class:`SettingError`,
             whose :meth:`~SettingError.render` names the argument as the command line does).
     """
+    from ._learn_neural import check_learner
+
+    learner, device = check_learner(learner, device)
+    if learner != "lambdamart" and measure == "letor":
+        raise SettingError("⟨measure⟩ letor: the neural learner early-stops on NDCG@10 with gains "
+                           "2^label − 1 only; use the default measure with it")
     imports = tuple(str(m) for m in imports)
     import_modules(imports)
     path = Path(os.fspath(data))
@@ -456,11 +469,12 @@ def learn_settings(
         alphas=_numbers(alphas, "alpha", check_alpha), seeds=_numbers(seeds, "seeds", _seed),
         rounds=_count(rounds, "rounds"),
         early_stopping=_patience(early_stopping),
-        params=_as_params(params, "params"), options=_as_params(options, "options"),
+        params=_as_params(params, "params", learner == "lambdamart"), options=_as_params(options, "options"),
         folds=_count(folds, "folds", minimum=1, allow_none=True),
         split_seed=_count(split_seed, "split_seed", minimum=0),
         eval_alpha=_numbers([eval_alpha], "eval_alpha", check_alpha)[0], threads=_count(threads, "threads"),
         imports=imports, user_objectives=_user_objectives(names), measure=_measure(measure),
+        learner=learner, device=device,
     )  # fmt: skip
 
 
@@ -490,6 +504,12 @@ def check_models(settings: LearnSettings) -> None:
     if unknown:
         raise SettingError(f"⟨options⟩ {unknown[0]}: no objective of the study has it "
                            f"({', '.join(settings.objectives)})")
+    if settings.learner != "lambdamart":
+        from ._learn_neural import check_neural_models
+
+        kinds = [(n, max(settings.alphas) if n != REFERENCE else 0.0, objective_options(settings, n))
+                 for n in (REFERENCE, *settings.objectives)]  # fmt: skip
+        return check_neural_models(settings, kinds, CUTOFF)
     for name in (REFERENCE, *settings.objectives):
         try:
             RiskLambdaMART(name, alpha=max(settings.alphas) if name != REFERENCE else 0.0, baseline=0,

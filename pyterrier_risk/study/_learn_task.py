@@ -26,6 +26,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ._learn_neural import learner_key
 from ._learn_settings import (
     CUTOFF,
     REFERENCE,
@@ -134,7 +135,7 @@ def task_key(task: LearnTask) -> str:
         "params": [[k, v] for k, v in s.params], "options": objective_options(s, task.objective),
         "threads": s.threads, "n_features": task.n_features, "version": task.version,
         "baselines": [[b.name, b.feature, b.digest] for b in s.all_baselines()],
-        "single": s.single, "measure": s.measure, "code": task.code,
+        "single": s.single, "measure": s.measure, "code": task.code, **learner_key(s),
     }  # fmt: skip
     return hashlib.sha256(json.dumps(config, sort_keys=True, default=str).encode()).hexdigest()
 
@@ -266,6 +267,23 @@ def _fit(task: LearnTask, fold: dict[str, Any]) -> Any:
     return model
 
 
+def _trained(task: LearnTask, fold: dict[str, Any]) -> tuple[Any, str, np.ndarray, int]:
+    """The task's model fitted by its learner, the digest of what it learned, its curve and its rounds.
+
+    The learner's dispatch point: ``(model, sha256, curve, best_iteration)``, where ``sha256`` is that of
+    LightGBM's model text or of the neural model's saved weights, ``curve`` the validation NDCG@10 per
+    round or epoch up to the one the model scores with, and ``best_iteration`` that round or epoch.
+    """
+    if task.settings.learner != "lambdamart":
+        from ._learn_neural import train_neural
+
+        return train_neural(task, fold, objective_options(task.settings, task.objective), CUTOFF)
+    model = _fit(task, fold)
+    text = model.booster_.model_to_string()
+    sha256 = hashlib.sha256(text.encode()).hexdigest()
+    return model, sha256, _curve(model, fold["vali"]), int(model.best_iteration_)
+
+
 def run_task(task: LearnTask) -> TaskResult:
     """Fit the task's model and return its test results (the worker side of a study).
 
@@ -285,17 +303,15 @@ def run_task(task: LearnTask) -> TaskResult:
         sync_code(task, task.shipped)
         with _LOCK:
             fold = _load_fold(task)
-        model = _fit(task, fold)
+        model, sha256, curve, best = _trained(task, fold)
         test = fold["test"]
         run = model.transform(test["candidates"][["qid", "docno", "features"]])[["qid", "docno", "score"]]
-        text = model.booster_.model_to_string()
         fields = {
             "fold": task.fold.name, "objective": task.objective, "alpha": task.alpha, "seed": task.seed,
             "qids": tuple(test["qids"]),
             "ndcg": per_query_ndcg(run, test["qrels"], test["qids"], task.settings.measure),
-            "kendall": _kendall(run, test, task.settings.single), "curve": _curve(model, fold["vali"]),
-            "run": run.reset_index(drop=True), "sha256": hashlib.sha256(text.encode()).hexdigest(),
-            "best_iteration": int(model.best_iteration_),
+            "kendall": _kendall(run, test, task.settings.single), "curve": curve,
+            "run": run.reset_index(drop=True), "sha256": sha256, "best_iteration": best,
             "reference": _reference_extras(task, test) if task.objective == REFERENCE else None,
         }  # fmt: skip
     except Exception as e:  # noqa: BLE001 - any failure is reported by task name
