@@ -76,6 +76,10 @@ def test_a_neural_study_has_the_studys_frames_and_tables(one_worker):
     settings = json.loads((out / "settings.json").read_text())
     assert settings["learner"] == "neural" and settings["device"] == "cpu"
     assert (out / "per_query.csv").is_file()
+    # the reference of a neural study is the neural LambdaLoss model, and the tables and summary say so
+    text = result.tables().render("markdown")
+    assert "| LambdaLoss " in text and "LambdaMART" not in text
+    assert "LambdaLoss" in repr(result) and "LambdaMART" not in repr(result)
 
 
 def test_the_reference_is_the_neural_lambdarank_model_of_the_same_seed(data, one_worker):

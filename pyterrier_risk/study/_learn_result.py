@@ -15,7 +15,7 @@ from typing import Any
 
 import pandas as pd
 
-from ._learn_settings import LearnSettings
+from ._learn_settings import REFERENCE, LearnSettings
 from ._settings import StudyError
 
 __all__ = ["PER_QUERY_HEADER", "RiskStudyResult", "run_name", "write_study"]
@@ -96,8 +96,9 @@ class RiskStudyResult:
         tables = _tables().learner_tables(self.per_query, self.curves, kendall, single=self.single,
                                           multiple=self.multiple, eval_alpha=self.settings.eval_alpha,
                                           **options)
-        measure = _measure_caption(self.settings)
-        return dataclasses.replace(tables, settings=dataclasses.replace(tables.settings, measure=measure))
+        settings = dataclasses.replace(tables.settings, measure=_measure_caption(self.settings),
+                                       labels=_labels(self.settings, tables.settings.labels))
+        return dataclasses.replace(tables, settings=settings)
 
     def plot(self, path: str | os.PathLike | None = None) -> Any:
         """The risk–gain plot against the single baseline, with break-even lines."""
@@ -122,22 +123,30 @@ class RiskStudyResult:
         return write_study(self, Path(out), format=format, decimals=decimals, **options)
 
 
-def _summary(result: RiskStudyResult) -> str:
-    """The result in a few lines: what was trained, the best mean NDCG@10, where it was written."""
+def _labels(settings: Any, objectives: Any) -> dict[str, str]:
+    """Each objective's label in the tables; the neural learner's reference is LambdaLoss (CIKM 2018)."""
     from ._learn_tables import objective_labels
 
+    names = objective_labels(objectives)
+    if getattr(settings, "learner", "lambdamart") == "neural" and REFERENCE in names:
+        names[REFERENCE] = "LambdaLoss"
+    return names
+
+
+def _summary(result: RiskStudyResult) -> str:
+    """The result in a few lines: what was trained, the best mean NDCG@10, where it was written."""
     pq = result.per_query
     if pq.empty:
         return f"RiskStudyResult(no test queries; out={result.out})"
-    names = objective_labels(pq["objective"])
+    names = _labels(result.settings, pq["objective"])
     means = pq.groupby(["objective", "alpha"], sort=False)["ndcg"].mean()
     learners = []
     for objective in dict.fromkeys(pq["objective"]):
         alphas = " ".join(f"{a:g}" for a in sorted(means[objective].index))
         learners.append(f"{names[objective]} (α {alphas})")
     (objective, alpha), best = means.idxmax(), float(means.max())
-    ref = means.get(("lambdarank", 0.0))
-    versus = f", LambdaMART {ref:.4f}" if ref is not None and objective != "lambdarank" else ""
+    ref = means.get((REFERENCE, 0.0))
+    versus = f", {names[REFERENCE]} {ref:.4f}" if ref is not None and objective != REFERENCE else ""
     baselines = "; ".join(
         x for x in (f"single {result.single}" if result.single else "",
                     f"multiple {', '.join(result.multiple)}" if result.multiple else "") if x)
