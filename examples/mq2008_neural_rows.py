@@ -4,9 +4,9 @@ docs/results_neural.md's second table. A neural study (``pyterrier-risk learn --
 LightGBM one (``--learner lambdamart``) on the same folds and seeds each write ``per_query.csv``; this
 script puts the LightGBM study's reference (LambdaMART, ``lambdarank`` at α 0, of the neural study's
 seeds) into the neural study's frame as one more row, ``lightgbm-lambdamart``, and prints the study's
-own learner table (:func:`pyterrier_risk.study.learner_table`: NDCG@10, Risk and Losses>20% against
+own learner table (:func:`pyterrier_risk.study.learner_tables`: NDCG@10, Risk and Losses>20% against
 the single baseline, the macro half, GeoRisk, each row's paired test against the neural α-0 model,
-Holm-corrected).
+Holm-corrected), the neural reference labelled LambdaLoss as the study labels it.
 
     python examples/mq2008_neural_rows.py mq2008_neural mq2008_lightgbm
 """
@@ -14,12 +14,13 @@ Holm-corrected).
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 from pathlib import Path
 
 import pandas as pd
 
-from pyterrier_risk.study import learner_table, render_learner_table
+from pyterrier_risk.study import learner_tables
 
 LIGHTGBM = "lightgbm-lambdamart"
 
@@ -38,8 +39,10 @@ def main() -> None:
     frame = pd.concat([neural, lightgbm[neural.columns]], ignore_index=True)
     single = settings["baseline"]["name"] if settings["baseline"] else None
     multiple = [b["name"] for b in settings["baselines"]]
-    table = learner_table(frame, single=single, multiple=multiple, eval_alpha=settings["eval_alpha"])
-    print(render_learner_table(table, "markdown"))
+    tables = learner_tables(frame, single=single, multiple=multiple, eval_alpha=settings["eval_alpha"])
+    labels = {**tables.settings.labels, "lambdarank": "LambdaLoss", LIGHTGBM: "LightGBM LambdaMART"}
+    tables = dataclasses.replace(tables, settings=dataclasses.replace(tables.settings, labels=labels))
+    print(tables.render("markdown"))
 
 
 if __name__ == "__main__":
