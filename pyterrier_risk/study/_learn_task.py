@@ -260,7 +260,8 @@ def _reference_extras(task: LearnTask, test: dict[str, Any]) -> ReferenceResult:
 def _fit(task: LearnTask, fold: dict[str, Any]) -> Any:
     import numba
 
-    numba.set_num_threads(min(task.settings.threads, numba.config.NUMBA_NUM_THREADS))
+    config: Any = numba.config  # numba sets its config attributes from the environment at import
+    numba.set_num_threads(min(task.settings.threads, config.NUMBA_NUM_THREADS))
     model = _model(task)
     train, vali = fold["train"], fold["vali"]
     model.fit(train["candidates"], train["qrels"], vali["candidates"], vali["qrels"])
