@@ -144,7 +144,7 @@ def _write_folder(path: Path, files: Mapping[str, str | bytes]) -> None:
         raise
 
 
-def _move_in(staging: Path, path: Path, files: dict[str, str | bytes], fresh: bool) -> None:
+def _move_in(staging: Path, path: Path, files: Mapping[str, str | bytes], fresh: bool) -> None:
     """Put the staged files in place: rename a new folder, or move each file into an existing one."""
     if fresh and _rename_new(staging, path):
         return

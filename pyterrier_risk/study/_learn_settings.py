@@ -18,7 +18,7 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal, overload
 
 from ..core import check_alpha, check_int
 from ..learning import (
@@ -349,6 +349,14 @@ def _numbers(values: Any, what: str, check: Any) -> tuple[Any, ...]:
         return tuple(dict.fromkeys(check(v) for v in values))
     except (TypeError, ValueError) as e:
         raise _keyed(e, what) from None
+
+
+@overload
+def _count(value: Any, name: str, *, minimum: int = 1, allow_none: Literal[False] = False) -> int: ...
+
+
+@overload
+def _count(value: Any, name: str, *, minimum: int = 1, allow_none: bool) -> int | None: ...
 
 
 def _count(value: Any, name: str, *, minimum: int = 1, allow_none: bool = False) -> int | None:

@@ -192,10 +192,10 @@ def per_query_ndcg(run: pd.DataFrame, qrels: pd.DataFrame, qids: list[str],
         return values.reindex(qids).fillna(0.0).to_numpy()
 
     labels = sorted(int(v) for v in qrels["label"].unique())
-    measure = nDCG(gains={lab: 2**lab - 1 for lab in labels}) @ CUTOFF
+    ndcg = nDCG(gains={lab: 2**lab - 1 for lab in labels}) @ CUTOFF
     q = qrels.rename(columns={"qid": "query_id", "docno": "doc_id", "label": "relevance"})
     r = run.rename(columns={"qid": "query_id", "docno": "doc_id"})[["query_id", "doc_id", "score"]]
-    values = {m.query_id: m.value for m in ir_measures.iter_calc([measure], q, r)}
+    values = {m.query_id: m.value for m in ir_measures.iter_calc([ndcg], q, r)}
     return pd.Series(values, dtype=float).reindex(qids).fillna(0.0).to_numpy()
 
 

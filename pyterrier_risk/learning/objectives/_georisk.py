@@ -210,7 +210,7 @@ class GeoRiskObjective(Objective):
             choices=("ratio", "dincer2016", "ndcg_units"),
         ),
     )  # fmt: skip
-    # the options' checked values (Objective.__init__ sets them from ``options``; tests/test_objective_options.py)
+    # the options' checked values, set by Objective.__init__ (tests/test_objective_options.py)
     risk_norm: str
     georisk_update: str
     georisk_weight: str

@@ -11,7 +11,8 @@ from .._options import check_count
 from ._base import Objective, Option, PairWeights, Round
 
 __all__ = [
-    "FARO_TR", "RISK_NORM", "SE_ROUND", "AlphaPrimeObjective", "alpha_prime", "round_baseline", "ucro_weights",
+    "FARO_TR", "RISK_NORM", "SE_ROUND", "AlphaPrimeObjective", "alpha_prime", "round_baseline",
+    "ucro_weights",
 ]  # fmt: skip
 
 

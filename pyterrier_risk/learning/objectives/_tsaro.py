@@ -25,7 +25,7 @@ class TSARO(AlphaPrimeObjective):
     baseline = "single"
     citation = "Dinçer, Macdonald & Ounis, SIGIR 2014, §6.3"
     options = (RISK_NORM, SE_ROUND)
-    # the options' checked values (Objective.__init__ sets them from ``options``; tests/test_objective_options.py)
+    # the options' checked values, set by Objective.__init__ (tests/test_objective_options.py)
     risk_norm: str
     se_round: int | None
 
