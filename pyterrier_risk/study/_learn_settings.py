@@ -206,7 +206,7 @@ def _check_param(name: str, text: str) -> None:
     """A parameter the study sets itself, or one LightGBM does not know, is an error naming it."""
     canonical = lightgbm_parameter_name(name)
     if canonical is None:
-        table = lightgbm_parameters() or {}
+        table: Mapping[str, tuple[str, ...]] = lightgbm_parameters() or {}
         known = sorted({alias for names in table.values() for alias in names})
         close = difflib.get_close_matches(name, known, n=1)
         hint = f" (did you mean {close[0]}?)" if close else ""
