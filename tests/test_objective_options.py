@@ -221,3 +221,42 @@ def test_a_cutoff_of_a_c_int_trains(data):
     res, qrels = data
     model = RiskLambdaMART("urisk", baseline=1, cutoff=2**31 - 1, num_boost_round=2, verbose=False, **FAST)
     assert model.fit(res, qrels).booster_.num_trees() == 2
+
+
+# ------------------------------------------------- issue 30 item 6: the options' types as mypy sees them
+def _builtin_objectives():
+    from pyterrier_risk.learning import get_objective, objective_names
+
+    classes = [get_objective(name) for name in objective_names()]
+    return [cls for cls in classes if cls.__module__.startswith("pyterrier_risk.")]
+
+
+@pytest.mark.parametrize("cls", _builtin_objectives(), ids=lambda cls: cls.name)
+def test_every_declared_option_has_a_matching_class_annotation(cls):
+    """``se_round: int | None`` etc. on the class: the declared Options and the annotations cannot drift."""
+    import typing
+
+    hints = typing.get_type_hints(cls)
+    annotated = {name for name, hint in hints.items() if typing.get_origin(hint) is not typing.ClassVar}
+    assert annotated == {o.name for o in cls.options}
+    built = cls()
+    for option in cls.options:
+        assert isinstance(option.default, hints[option.name]), (option.name, hints[option.name])
+        assert isinstance(getattr(built, option.name), hints[option.name])
+
+
+def test_an_objective_with_a_baseline_refuses_a_round_without_one():
+    from pyterrier_risk.learning import Round, get_objective
+
+    r = Round(index=0, model=np.array([0.5, 0.2]), baseline=None, active=np.array([True, True]), alpha=1.0)
+    for name in ("tsaro", "tfaro", "tfaro_star", "georisk"):
+        with pytest.raises(ValueError, match=rf"objective '{name}' needs the round's baseline NDCG"):
+            get_objective(name)().weights(r)
+
+
+def test_georisk_reports_no_diagnostics_before_its_first_round():
+    from pyterrier_risk.learning import Round, get_objective
+
+    r = Round(index=0, model=np.array([0.5, 0.2]), baseline=np.array([[0.4, 0.3]]),
+              active=np.array([True, True]), alpha=1.0)
+    assert get_objective("georisk")(alpha=1.0).diagnostics(r) == {}

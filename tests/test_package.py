@@ -140,7 +140,9 @@ def _type_checking_names(init):
     return names
 
 
-@pytest.mark.parametrize("package", ["", "core", "data", "measures", "experiment", "reporting", "cli"])
+@pytest.mark.parametrize(
+    "package", ["", "core", "data", "measures", "experiment", "reporting", "learning", "study", "cli"]
+)
 def test_type_checkers_see_the_lazy_names(package):
     """A package's lazy table and its TYPE_CHECKING imports name the same objects in the same modules."""
     import importlib

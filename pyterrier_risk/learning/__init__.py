@@ -6,6 +6,8 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from .._lazy import lazy_exports
 
 _EXPORTS = {
@@ -34,4 +36,31 @@ _EXPORTS = {
 _INTERNAL = {"THREAD_ALIASES": "_lightgbm_params", "CONSTRUCTOR_ALIASES": "_lightgbm_params",
              "lightgbm_parameter_name": "_lightgbm_params", "lightgbm_parameters": "_lightgbm_params"}
 __all__ = list(_EXPORTS)
+
+if TYPE_CHECKING:  # the lazy names for type checkers and editors (tests/test_package.py: the same)
+    from ._convergence import rounds_to_reach as rounds_to_reach
+    from ._convergence import validation_curve as validation_curve
+    from ._lambdamart import RiskLambdaMART as RiskLambdaMART
+    from ._lambdamart import load_artifact as load_artifact
+    from ._lightgbm_params import CONSTRUCTOR_ALIASES as CONSTRUCTOR_ALIASES
+    from ._lightgbm_params import THREAD_ALIASES as THREAD_ALIASES
+    from ._lightgbm_params import lightgbm_parameter_name as lightgbm_parameter_name
+    from ._lightgbm_params import lightgbm_parameters as lightgbm_parameters
+    from ._neural_loss import risk_loss as risk_loss
+    from ._neural_ranker import RiskNeuralRanker as RiskNeuralRanker
+    from ._neural_ranker import load_neural_artifact as load_neural_artifact
+    from ._objective import KINDS as KINDS
+    from ._objective import RiskObjective as RiskObjective
+    from ._objective import objective as objective
+    from ._persistence import ObjectiveNotImportableWarning as ObjectiveNotImportableWarning
+    from ._persistence import artifact_metadata as artifact_metadata
+    from .objectives import Objective as Objective
+    from .objectives import Option as Option
+    from .objectives import PairWeights as PairWeights
+    from .objectives import Round as Round
+    from .objectives import get_objective as get_objective
+    from .objectives import objective_names as objective_names
+    from .objectives import register_objective as register_objective
+    from .objectives import unregister_objective as unregister_objective
+
 __getattr__, __dir__ = lazy_exports(__name__, {**_EXPORTS, **_INTERNAL})

@@ -108,15 +108,16 @@ def _enable_cache(dispatcher: Any) -> None:
         _warn_once(f"cannot write the kernel cache folder {folder}; kernels are compiled in memory "
                    "(set PYTERRIER_RISK_CACHE_DIR to a writable folder to cache them)")  # fmt: skip
         return
+    config: Any = nb.config  # numba sets its config attributes from the environment at import
     with _LOCK:
-        previous = nb.config.CACHE_DIR
-        nb.config.CACHE_DIR = str(folder)
+        previous = config.CACHE_DIR
+        config.CACHE_DIR = str(folder)
         try:
             dispatcher.enable_caching()
         except (RuntimeError, OSError) as e:
             _warn_once(f"cannot cache the kernels in {folder} ({e}); they are compiled in memory")
         finally:
-            nb.config.CACHE_DIR = previous
+            config.CACHE_DIR = previous
 
 
 def jit(**options: Any) -> Callable[[Callable[..., Any]], Any]:

@@ -411,7 +411,8 @@ class RiskLambdaMART(pt.Estimator, pt.Artifact):
             TypeError: a parameter cannot be stored as JSON (nothing is written).
             FileExistsError: ``path`` is a file, not a folder.
         """
-        if self.booster_ is None:
+        # fit and load set the three together
+        if self.booster_ is None or self.num_features_ is None or self.best_iteration_ is None:
             raise ValueError("RiskLambdaMART is not trained: nothing to save")
         model_text = self.booster_.model_to_string(num_iteration=self.best_iteration_)
         path = Path(path)
@@ -491,11 +492,12 @@ def _defaults() -> dict[str, Any]:
 def _caused_by_interrupt(error: BaseException) -> bool:
     """Whether a ``KeyboardInterrupt`` is among the causes of ``error``."""
     seen: set[int] = set()
-    while error is not None and id(error) not in seen:
-        if isinstance(error, KeyboardInterrupt):
+    cause: BaseException | None = error
+    while cause is not None and id(cause) not in seen:
+        if isinstance(cause, KeyboardInterrupt):
             return True
-        seen.add(id(error))
-        error = error.__cause__ or error.__context__
+        seen.add(id(cause))
+        cause = cause.__cause__ or cause.__context__
     return False
 
 

@@ -247,13 +247,9 @@ def _baseline_scores(
         if baselines is None:
             raise ValueError(f"objective {kind!r} needs baselines= ([queries, slate, systems] scores)")
         if isinstance(baselines, Sequence) and not isinstance(baselines, (str, bytes)):
-            arr = (
-                np.stack([_as_array(b, f"baselines[{s}]") for s, b in enumerate(baselines)])
-                if baselines
-                else None
-            )
-            if arr is None:
+            if not baselines:
                 raise ValueError("baselines is empty: give at least one baseline")
+            arr = np.stack([_as_array(b, f"baselines[{s}]") for s, b in enumerate(baselines)])
         else:
             arr = _as_array(baselines, "baselines")
             arr = np.moveaxis(arr, -1, 0) if arr.ndim == 3 else arr[None] if arr.shape == shape else arr
@@ -379,7 +375,8 @@ def _batch_round(
 
 
 # --------------------------------------------------------------------------------- pair rules (numba)
-def _rule(q: int, dm: float, improving: bool, state: tuple) -> float:  # pragma: no cover - replaced
+# a rule (q, dm, improving, state) -> float, or a batched one (q, dm_signed, out, m, state) (PairWeights)
+def _rule(*args: Any) -> Any:  # pragma: no cover - replaced
     raise NotImplementedError("the weight loop template is compiled with a rule bound to _rule")
 
 

@@ -130,15 +130,15 @@ class RiskNeuralRanker(pt.Estimator, pt.Artifact):
         if objective_params is not None and not isinstance(objective_params, dict):
             raise TypeError("objective_params must be a dict or None")
         self.objective_params = None if objective_params is None else dict(objective_params)
-        self.cutoff = int(check_count(cutoff, "cutoff"))  # type: ignore[arg-type]
+        self.cutoff = int(check_count(cutoff, "cutoff"))
         self._settings = self._loss_settings()
-        self.epochs = int(check_count(epochs, "epochs"))  # type: ignore[arg-type]
+        self.epochs = int(check_count(epochs, "epochs"))
         self.early_stopping = check_count(early_stopping, "early_stopping", allow_none=True)
-        self.batch_size = int(check_count(batch_size, "batch_size"))  # type: ignore[arg-type]
+        self.batch_size = int(check_count(batch_size, "batch_size"))
         self.lr = _positive(lr, "lr")
         self.hidden = _checked_hidden(hidden, model)
         self.dropout = _probability(dropout)
-        self.seed = int(check_count(seed, "seed", minimum=0))  # type: ignore[arg-type]
+        self.seed = int(check_count(seed, "seed", minimum=0))
         self.device = _checked_device(device)
         self.threads = check_count(threads, "threads", allow_none=True)
         self.verbose = check_flag(verbose, "verbose")
@@ -553,7 +553,7 @@ def _probability(value: Any) -> float:
 def _checked_hidden(hidden: Any, model: str) -> tuple[int, ...]:
     if isinstance(hidden, (str, bytes)) or not isinstance(hidden, Sequence) or not hidden:
         raise TypeError(f"hidden must be a non-empty sequence of layer sizes, e.g. (64, 32), got {hidden!r}")
-    sizes = tuple(int(check_count(h, "hidden sizes")) for h in hidden)  # type: ignore[arg-type]
+    sizes = tuple(int(check_count(h, "hidden sizes")) for h in hidden)
     if model == "transformer" and sizes[0] % 2:
         raise ValueError(
             f"the transformer's width hidden[0] must be even (two attention heads), got {sizes[0]}"

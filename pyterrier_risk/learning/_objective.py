@@ -397,8 +397,9 @@ class RiskObjective:
     def _threads(self, n_rows: int) -> int:
         import numba
 
-        threads = self.num_threads or (1 if n_rows < _PARALLEL_MIN_ROWS else numba.config.NUMBA_NUM_THREADS)
-        return min(threads, numba.config.NUMBA_NUM_THREADS)
+        config: Any = numba.config  # numba sets its config attributes from the environment at import
+        threads = self.num_threads or (1 if n_rows < _PARALLEL_MIN_ROWS else config.NUMBA_NUM_THREADS)
+        return min(threads, config.NUMBA_NUM_THREADS)
 
     def kernel_status(self, n_rows: int) -> str | None:
         """What the first call on ``n_rows`` rows will do before computing: None when nothing.

@@ -9,7 +9,7 @@ values") states the policy.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal, overload
 
 import numpy as np
 
@@ -21,6 +21,14 @@ __all__ = ["INT32_MAX", "check_count", "check_flag", "lightgbm_bool"]
 INT32_MAX = 2**31 - 1
 _LIGHTGBM_TRUE = ("true", "+")
 _LIGHTGBM_FALSE = ("false", "-")
+
+
+@overload
+def check_count(value: Any, name: str, *, minimum: int = 1, allow_none: Literal[False] = False) -> int: ...
+
+
+@overload
+def check_count(value: Any, name: str, *, minimum: int = 1, allow_none: bool) -> int | None: ...
 
 
 def check_count(value: Any, name: str, *, minimum: int = 1, allow_none: bool = False) -> int | None:

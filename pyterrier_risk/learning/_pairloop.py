@@ -181,7 +181,8 @@ _BATCHED = False
 _CHECK_WEIGHTS = False
 
 
-def _weight(q: int, dm: float, improving: bool, state: tuple) -> float:  # pragma: no cover - replaced
+# a rule (q, dm, improving, state) -> float, or a batched one (q, dm_signed, out, m, state) (PairWeights)
+def _weight(*args: Any) -> Any:  # pragma: no cover - replaced
     raise NotImplementedError("the pair loop template is compiled with a rule bound to _weight")
 
 

@@ -26,7 +26,7 @@ import stat
 import tempfile
 import threading
 import warnings
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -113,7 +113,7 @@ def save_model(
     _write_folder(path, files)
 
 
-def _write_folder(path: Path, files: dict[str, str | bytes]) -> None:
+def _write_folder(path: Path, files: Mapping[str, str | bytes]) -> None:
     """Write ``files`` (name -> text or bytes) into the folder ``path`` as one change.
 
     A new folder is staged beside it and renamed into place. In an existing folder (which may hold
@@ -144,7 +144,7 @@ def _write_folder(path: Path, files: dict[str, str | bytes]) -> None:
         raise
 
 
-def _move_in(staging: Path, path: Path, files: dict[str, str | bytes], fresh: bool) -> None:
+def _move_in(staging: Path, path: Path, files: Mapping[str, str | bytes], fresh: bool) -> None:
     """Put the staged files in place: rename a new folder, or move each file into an existing one."""
     if fresh and _rename_new(staging, path):
         return

@@ -26,13 +26,14 @@ class Progress:
         ("12.8 s/tree, 6 min left" for a 15 s fit). The call binds the objective to the training
         rows on all-zero scores; LightGBM's first call, on zero scores too, starts the run afresh.
         """
-        status = obj.kernel_status(len(labels)) if self.bar is not None else None
-        if status is None:
+        bar = self.bar
+        status = obj.kernel_status(len(labels)) if bar is not None else None
+        if bar is None or status is None:
             return
-        self.bar.set_description_str(f"{self.desc}: {status}")
+        bar.set_description_str(f"{self.desc}: {status}")
         obj(labels, np.zeros(len(labels)), None, group)
-        self.bar.set_description_str(self.desc, refresh=False)
-        self.bar.reset()  # the rate counts trees from here
+        bar.set_description_str(self.desc, refresh=False)
+        bar.reset()  # the rate counts trees from here
 
     def finish(self, booster: Any, stopping: bool) -> None:
         """Say when early stopping ended the fit, and at which best iteration (not a bar stuck at 48%)."""

@@ -25,6 +25,8 @@ A problem the user can fix raises :class:`StudyError` (a ``ValueError``) with a 
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from .._lazy import lazy_exports
 
 _EXPORTS = {
@@ -99,4 +101,76 @@ _EXPORTS = {
     "learner_risk_gain_points": "_learn_tables",
 }
 __all__ = list(_EXPORTS)
+
+if TYPE_CHECKING:  # the lazy names for type checkers and editors (tests/test_package.py: the same)
+    from ._collection import Collection as Collection
+    from ._collection import candidate_features as candidate_features
+    from ._collection import relevance_labels as relevance_labels
+    from ._collection import retrieve as retrieve
+    from ._crossval import cross_validated_rerank as cross_validated_rerank
+    from ._crossval import engine_rerank as engine_rerank
+    from ._crossval import make_model as make_model
+    from ._crossval import topic_folds as topic_folds
+    from ._crossval import with_tail as with_tail
+    from ._crossval import write_candidates as write_candidates
+    from ._evaluate import Evaluation as Evaluation
+    from ._evaluate import StudyTables as StudyTables
+    from ._evaluate import breakeven_table as breakeven_table
+    from ._evaluate import evaluate_study as evaluate_study
+    from ._evaluate import folds_table as folds_table
+    from ._evaluate import hurt_table as hurt_table
+    from ._evaluate import kendall_bins as kendall_bins
+    from ._evaluate import kendall_distances as kendall_distances
+    from ._evaluate import kendall_trend as kendall_trend
+    from ._evaluate import multi_table as multi_table
+    from ._evaluate import risk_table as risk_table
+    from ._evaluate import study_tables as study_tables
+    from ._evaluate import trade_table as trade_table
+    from ._learn import risk_study as risk_study
+    from ._learn_dask import CONNECT_TIMEOUT as CONNECT_TIMEOUT
+    from ._learn_dask import DEFAULT_WORKER_TIMEOUT as DEFAULT_WORKER_TIMEOUT
+    from ._learn_result import RiskStudyResult as RiskStudyResult
+    from ._learn_settings import DEFAULT_EARLY_STOPPING as DEFAULT_EARLY_STOPPING
+    from ._learn_settings import DEFAULT_LEARN_ALPHAS as DEFAULT_LEARN_ALPHAS
+    from ._learn_settings import DEFAULT_LEARN_ROUNDS as DEFAULT_LEARN_ROUNDS
+    from ._learn_settings import DEFAULT_LEARN_SEEDS as DEFAULT_LEARN_SEEDS
+    from ._learn_settings import DEFAULT_LEARN_THREADS as DEFAULT_LEARN_THREADS
+    from ._learn_settings import DEFAULT_SPLIT_SEED as DEFAULT_SPLIT_SEED
+    from ._learn_settings import EVAL_ALPHA as EVAL_ALPHA
+    from ._learn_settings import LEARN_MEASURES as LEARN_MEASURES
+    from ._learn_settings import Baseline as Baseline
+    from ._learn_settings import LearnSettings as LearnSettings
+    from ._learn_settings import SettingError as SettingError
+    from ._learn_settings import parse_param as parse_param
+    from ._learn_tables import DEFAULT_CORRECTION as DEFAULT_CORRECTION
+    from ._learn_tables import DEFAULT_TEST as DEFAULT_TEST
+    from ._learn_tables import LearnerTables as LearnerTables
+    from ._learn_tables import convergence_table as convergence_table
+    from ._learn_tables import kendall_bins_table as kendall_bins_table
+    from ._learn_tables import learner_risk_gain_points as learner_risk_gain_points
+    from ._learn_tables import learner_table as learner_table
+    from ._learn_tables import learner_tables as learner_tables
+    from ._learn_tables import plot_learner_risk_gain as plot_learner_risk_gain
+    from ._learn_tables import render_learner_table as render_learner_table
+    from ._plots import make_plots as make_plots
+    from ._plots import plot_against_baseline as plot_against_baseline
+    from ._plots import risk_gain_points as risk_gain_points
+    from ._report import write_report as write_report
+    from ._run import StudyResult as StudyResult
+    from ._run import rerank as rerank
+    from ._run import run_study as run_study
+    from ._run import write_runs as write_runs
+    from ._settings import BASELINE as BASELINE
+    from ._settings import DEFAULT_ALPHAS as DEFAULT_ALPHAS
+    from ._settings import DEFAULT_DATASET as DEFAULT_DATASET
+    from ._settings import DEFAULT_OBJECTIVES as DEFAULT_OBJECTIVES
+    from ._settings import PLAIN as PLAIN
+    from ._settings import PLAIN_OBJECTIVE as PLAIN_OBJECTIVE
+    from ._settings import Reranker as Reranker
+    from ._settings import Study as Study
+    from ._settings import StudyError as StudyError
+    from ._settings import objective_label as objective_label
+    from ._settings import risk_objectives as risk_objectives
+    from ._settings import study_settings as study_settings
+
 __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

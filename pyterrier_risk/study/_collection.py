@@ -96,7 +96,7 @@ def load_dataset(dataset: str) -> tuple[Any, pd.DataFrame, pd.DataFrame]:
         raise StudyError(f"unknown ir_datasets id {irds_id!r} (from {dataset!r}); see "
                         "https://ir-datasets.com for the ids, e.g. irds:cranfield or irds:vaswani")
     try:
-        ds = pt.get_dataset(dataset)
+        ds: Any = pt.get_dataset(dataset)  # an irds: dataset, whose irds_ref() pyterrier's Dataset type lacks
         if not ds.irds_ref().has_docs():
             raise StudyError(f"{dataset} has no documents to index; the demo needs a corpus "
                             "(e.g. irds:cranfield or irds:vaswani)")
@@ -166,6 +166,8 @@ class _Feed:
     pyterrier-pisa reads the documents in a thread of its own and takes an error there for the end of
     the corpus: without this, a failing corpus would give a silently truncated index.
     """
+
+    error: BaseException | None  # what stopped the corpus before its end
 
     def __init__(self, docs: Any) -> None:
         self.docs, self.count, self.finished, self.error = docs, 0, False, None

@@ -38,10 +38,10 @@ def with_tail(reranked: pd.DataFrame, first_stage: pd.DataFrame, depth: int) -> 
 
 def topic_folds(qids: Sequence[str], k: int, seed: int) -> list[np.ndarray]:
     """Split the topics into ``k`` folds of (almost) equal size, shuffled with ``seed``."""
-    qids = np.array(sorted(set(qids), key=lambda q: (len(q), q)))
+    order = np.array(sorted(set(qids), key=lambda q: (len(q), q)))
     rng = np.random.default_rng(seed)
-    rng.shuffle(qids)
-    return [np.sort(f) for f in np.array_split(qids, k)]
+    rng.shuffle(order)
+    return [np.sort(f) for f in np.array_split(order, k)]
 
 
 def make_model(spec: Reranker, n_systems: int, num_boost_round: int, seed: int) -> Any:

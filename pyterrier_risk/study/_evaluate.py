@@ -17,7 +17,7 @@ import pandas as pd
 
 from ..core import baseline_sensitivity, georisk, rank_distance, rank_distance_bins, risk_reward
 from ..experiment import Experiment, hurt_topics
-from ..measures import UE, BreakEven, GeoRisk, TRisk, URisk, ZRisk
+from ..measures import UE, BreakEven, GeoRisk, RiskMeasure, TRisk, URisk, ZRisk
 from ._crossval import topic_folds
 from ._settings import BASELINE, PLAIN, Study, objective_label
 
@@ -119,7 +119,7 @@ def evaluate_study(results: dict[str, pd.DataFrame], topics: pd.DataFrame, qrels
 
     measure = nDCG @ 10 if measure is None else measure
     plain = [measure, AP @ 100, P @ 10, *_ue_measures(measure)]
-    risk = {}
+    risk: dict[tuple[str, float], RiskMeasure] = {}
     for a in alphas:
         risk[("URisk", a)] = URisk(measure, alpha=a, baseline=baseline)
         risk[("TRisk", a)] = TRisk(measure, alpha=a, baseline=baseline)

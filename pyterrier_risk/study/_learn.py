@@ -17,7 +17,7 @@ import sys
 import tempfile
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from ._learn_backend import Backend, TasksFailed
 from ._learn_dask import DEFAULT_WORKER_TIMEOUT, DaskBackend
@@ -41,7 +41,7 @@ from ._learn_settings import (
 )
 from ._learn_tables import DEFAULT_CORRECTION, DEFAULT_TEST
 from ._learn_tables import _check_options as check_table_options
-from ._learn_task import LearnTask, task_key
+from ._learn_task import LearnTask, TaskResult, task_key
 from ._settings import StudyError
 
 __all__ = ["RiskStudyResult", "risk_study"]
@@ -107,7 +107,7 @@ def _coverage_notes(settings: LearnSettings, folds: list[Any]) -> tuple[str, ...
     """One note per baseline run that ranks no document of some test queries, with the count."""
     from ..data import read_run
 
-    runs = [b for b in settings.all_baselines() if b.run is not None]
+    runs = [(b, b.run) for b in settings.all_baselines() if b.run is not None]
     if not runs:
         return ()
     tested = [set(q) for q in (fold.test.queries() for fold in folds) if q is not None]
@@ -115,11 +115,11 @@ def _coverage_notes(settings: LearnSettings, folds: list[Any]) -> tuple[str, ...
         return ()
     test_queries = set().union(*tested)
     notes = []
-    for b in runs:
+    for b, run in runs:
         try:
-            ranked = set(read_run(b.run)["qid"].astype(str))
+            ranked = set(read_run(run)["qid"].astype(str))
         except (OSError, ValueError) as e:
-            raise SettingError(f"⟨{'baseline' if b == settings.baseline else 'baselines'}⟩ {b.run}: "
+            raise SettingError(f"⟨{'baseline' if b == settings.baseline else 'baselines'}⟩ {run}: "
                                f"{' '.join(str(e).split())}") from None
         lacking = len(test_queries - ranked)
         if lacking:
@@ -408,7 +408,8 @@ def risk_study(
         if folder is not None:  # one study at a time in the folder, from the first task to the last file
             held.enter_context(study_lock(folder))
         _execute(tasks, store, backend, progress, folder)
-        result = assemble(settings, tasks, [store.get(task_key(t)) for t in tasks])
+        # _execute left every task's result in the store's memory (TaskStore.get and put keep them)
+        result = assemble(settings, tasks, [cast(TaskResult, store.get(task_key(t))) for t in tasks])
         if folder is not None:
             result.write(folder, format=format, decimals=decimals, test=test, correction=correction,
                          layout=layout)

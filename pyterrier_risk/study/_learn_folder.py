@@ -316,4 +316,4 @@ def _signals_held() -> Iterator[None]:
         for s, handler in held.items():
             signal.signal(s, handler)
         for signum, frame in caught[:1]:
-            held[signum](signum, frame)
+            held[signal.Signals(signum)](signum, frame)

@@ -175,7 +175,8 @@ def train_neural(task: Any, fold: dict[str, Any], options: dict[str, Any] | None
     """
     import numba
 
-    numba.set_num_threads(min(task.settings.threads, numba.config.NUMBA_NUM_THREADS))
+    config: Any = numba.config  # numba sets its config attributes from the environment at import
+    numba.set_num_threads(min(task.settings.threads, config.NUMBA_NUM_THREADS))
     model = neural_model(task.settings, task.objective, task.alpha, task.seed, options, cutoff)
     train, vali = fold["train"], fold["vali"]
     model.fit(train["candidates"], train["qrels"], vali["candidates"], vali["qrels"])

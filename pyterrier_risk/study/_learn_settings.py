@@ -18,7 +18,7 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal, overload
 
 from ..core import check_alpha, check_int
 from ..learning import (
@@ -206,7 +206,7 @@ def _check_param(name: str, text: str) -> None:
     """A parameter the study sets itself, or one LightGBM does not know, is an error naming it."""
     canonical = lightgbm_parameter_name(name)
     if canonical is None:
-        table = lightgbm_parameters() or {}
+        table: Mapping[str, tuple[str, ...]] = lightgbm_parameters() or {}
         known = sorted({alias for names in table.values() for alias in names})
         close = difflib.get_close_matches(name, known, n=1)
         hint = f" (did you mean {close[0]}?)" if close else ""
@@ -349,6 +349,14 @@ def _numbers(values: Any, what: str, check: Any) -> tuple[Any, ...]:
         return tuple(dict.fromkeys(check(v) for v in values))
     except (TypeError, ValueError) as e:
         raise _keyed(e, what) from None
+
+
+@overload
+def _count(value: Any, name: str, *, minimum: int = 1, allow_none: Literal[False] = False) -> int: ...
+
+
+@overload
+def _count(value: Any, name: str, *, minimum: int = 1, allow_none: bool) -> int | None: ...
 
 
 def _count(value: Any, name: str, *, minimum: int = 1, allow_none: bool = False) -> int | None:

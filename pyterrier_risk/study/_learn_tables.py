@@ -28,7 +28,7 @@ import math
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 import pandas as pd
@@ -476,7 +476,7 @@ def learner_risk_gain_points(per_query: pd.DataFrame, *, single: str,
     models = _models(per_query, single, (), reference)
     points = []
     for m in models:
-        stats, _ = _against(m.ndcg, m.single)
+        stats, _ = _against(m.ndcg, cast(np.ndarray, m.single))  # _models fills it: single is given
         points.append({"objective": m.objective, "alpha": m.alpha, "risk": stats["Risk"],
                        "reward": stats["Reward"], "gain": stats["Reward"] - stats["Risk"]})
     ref, others = points[0], points[1:]

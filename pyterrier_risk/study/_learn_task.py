@@ -192,10 +192,10 @@ def per_query_ndcg(run: pd.DataFrame, qrels: pd.DataFrame, qids: list[str],
         return values.reindex(qids).fillna(0.0).to_numpy()
 
     labels = sorted(int(v) for v in qrels["label"].unique())
-    measure = nDCG(gains={lab: 2**lab - 1 for lab in labels}) @ CUTOFF
+    ndcg = nDCG(gains={lab: 2**lab - 1 for lab in labels}) @ CUTOFF
     q = qrels.rename(columns={"qid": "query_id", "docno": "doc_id", "label": "relevance"})
     r = run.rename(columns={"qid": "query_id", "docno": "doc_id"})[["query_id", "doc_id", "score"]]
-    values = {m.query_id: m.value for m in ir_measures.iter_calc([measure], q, r)}
+    values = {m.query_id: m.value for m in ir_measures.iter_calc([ndcg], q, r)}
     return pd.Series(values, dtype=float).reindex(qids).fillna(0.0).to_numpy()
 
 
@@ -260,7 +260,8 @@ def _reference_extras(task: LearnTask, test: dict[str, Any]) -> ReferenceResult:
 def _fit(task: LearnTask, fold: dict[str, Any]) -> Any:
     import numba
 
-    numba.set_num_threads(min(task.settings.threads, numba.config.NUMBA_NUM_THREADS))
+    config: Any = numba.config  # numba sets its config attributes from the environment at import
+    numba.set_num_threads(min(task.settings.threads, config.NUMBA_NUM_THREADS))
     model = _model(task)
     train, vali = fold["train"], fold["vali"]
     model.fit(train["candidates"], train["qrels"], vali["candidates"], vali["qrels"])

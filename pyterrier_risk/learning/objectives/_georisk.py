@@ -12,7 +12,7 @@ import numpy as np
 from ...core import georisk_from_zrisk, row_z_scores
 from ._base import Objective, Option, PairWeights, Round
 from ._registry import register_objective
-from ._shared import RISK_NORM
+from ._shared import RISK_NORM, round_baseline
 
 __all__ = [
     "GeoRiskObjective", "GeoRiskRound", "georisk_ratio", "georisk_round", "normal_pdf_cdf_ratio",
@@ -210,6 +210,10 @@ class GeoRiskObjective(Objective):
             choices=("ratio", "dincer2016", "ndcg_units"),
         ),
     )  # fmt: skip
+    # the options' checked values, set by Objective.__init__ (tests/test_objective_options.py)
+    risk_norm: str
+    georisk_update: str
+    georisk_weight: str
 
     @classmethod
     def trained_against(cls, scores: str) -> str:
@@ -223,18 +227,20 @@ class GeoRiskObjective(Objective):
 
     def reset(self) -> None:
         """No ratio yet."""
-        self.georisk_ratio_ = None
+        self.georisk_ratio_: np.ndarray | None = None
+        self._georisk: float | None = None
 
     def weights(self, r: Round) -> np.ndarray | PairWeights:
         """The default per-query ratio, or the per-pair ``|ΔGeoRisk|`` rules."""
         if r.alpha <= 0:
             self._georisk = None
             return np.ones(len(r.model))
-        st = georisk_round(r.model, r.baseline, r.active, r.alpha)
+        st = georisk_round(r.model, round_baseline(r, self.name), r.active, r.alpha)
         self._georisk = st.georisk
         if self.georisk_weight == "ratio":
-            self.georisk_ratio_ = georisk_ratio(st, r.model)
-            return self.georisk_ratio_
+            ratio = georisk_ratio(st, r.model)
+            self.georisk_ratio_ = ratio
+            return ratio
         scale = 1.0 if self.georisk_weight == "dincer2016" else st.scale
         from ._georisk_kernels import exact_weights, incremental_weights
 
@@ -243,7 +249,7 @@ class GeoRiskObjective(Objective):
 
     def diagnostics(self, r: Round) -> dict[str, float]:
         """The model's GeoRisk at the start of the round (α > 0)."""
-        return {} if r.alpha <= 0 else {"georisk": self._georisk}
+        return {} if r.alpha <= 0 or self._georisk is None else {"georisk": self._georisk}
 
     def overflow_hint(self) -> str | None:
         """The 'ndcg_units' weight divides by Φ(ZRisk/c)."""

@@ -10,7 +10,10 @@ from ...core import risk_weighted_differences, summand_sd, topic_t_r
 from .._options import check_count
 from ._base import Objective, Option, PairWeights, Round
 
-__all__ = ["FARO_TR", "RISK_NORM", "SE_ROUND", "AlphaPrimeObjective", "alpha_prime", "ucro_weights"]
+__all__ = [
+    "FARO_TR", "RISK_NORM", "SE_ROUND", "AlphaPrimeObjective", "alpha_prime", "round_baseline",
+    "ucro_weights",
+]  # fmt: skip
 
 
 def _round_or_none(value: Any) -> int | None:
@@ -52,6 +55,13 @@ class AlphaPrimeObjective(Objective):
         self.alpha_prime_: np.ndarray | None = None
 
 
+def round_baseline(r: Round, name: str) -> np.ndarray:
+    """``r.baseline``, which an objective with a baseline needs (a one-line ``ValueError`` if None)."""
+    if r.baseline is None:
+        raise ValueError(f"objective {name!r} needs the round's baseline NDCG, got Round(baseline=None)")
+    return r.baseline
+
+
 def alpha_prime(obj: Any, r: Round, *, centred: bool) -> np.ndarray:
     """α′ = α·[1 − Φ(T_R)], T_R = x / s_x (Dinçer et al. 2014, Eqs. 21 and 25), per query.
 
@@ -62,7 +72,7 @@ def alpha_prime(obj: Any, r: Round, *, centred: bool) -> np.ndarray:
     """
     from scipy.special import ndtr
 
-    x = risk_weighted_differences(r.model, r.baseline, r.alpha)
+    x = risk_weighted_differences(r.model, round_baseline(r, obj.name), r.alpha)
     active = r.active
     centre = float(x[active].mean()) if centred and active.any() else 0.0
     if centred:

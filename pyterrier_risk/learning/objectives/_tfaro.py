@@ -28,6 +28,10 @@ class TFARO(AlphaPrimeObjective):
     baseline = "single"
     citation = "Dinçer, Macdonald & Ounis, SIGIR 2014, §6.3"
     options = (RISK_NORM, SE_ROUND, FARO_TR)
+    # the options' checked values, set by Objective.__init__ (tests/test_objective_options.py)
+    risk_norm: str
+    se_round: int | None
+    faro_tr: str
 
     def check(self) -> None:
         """``se_round`` applies only with ``faro_tr='dincer2014'``."""

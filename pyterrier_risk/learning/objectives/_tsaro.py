@@ -25,6 +25,9 @@ class TSARO(AlphaPrimeObjective):
     baseline = "single"
     citation = "Dinçer, Macdonald & Ounis, SIGIR 2014, §6.3"
     options = (RISK_NORM, SE_ROUND)
+    # the options' checked values, set by Objective.__init__ (tests/test_objective_options.py)
+    risk_norm: str
+    se_round: int | None
 
     def weights(self, r: Round) -> PairWeights:
         """U-CRO's pair rule with α′ per query."""

@@ -25,6 +25,8 @@ class URiskObjective(Objective):
     baseline = "single"
     citation = "Wang, Bennett & Collins-Thompson, SIGIR 2012, §4.3"
     options = (RISK_NORM,)
+    # the option's checked value, set by Objective.__init__ (tests/test_objective_options.py)
+    risk_norm: str
 
     def weights(self, r: Round) -> PairWeights:
         """U-CRO's pair rule with α for every query."""
