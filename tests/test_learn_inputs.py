@@ -364,7 +364,9 @@ def test_errors_speak_the_words_of_the_interface_in_use(capsys, tmp_path, data):
     assert "give --baseline F" in _cli(capsys, data, "--baselines", "1", "2", "--objective", "urisk")
     with pytest.raises(StudyError, match="give baseline=F"):
         ptr.risk_study(data, baselines=[1, 2], objectives=["urisk"], progress=False)
-    assert "--early-stopping must be" in _cli(capsys, data, "--baseline", "1", "--early-stopping", "0")
+    assert "--early-stopping must be" in _cli(capsys, data, "--baseline", "1", "--early-stopping", "-1")
+    with pytest.raises(StudyError, match="^early_stopping must be"):
+        ptr.risk_study(data, baseline=1, early_stopping=-1, progress=False)
     # the estimator's own check, in the study's words (it said num_boost_round=)
     assert "lambdarank: --rounds must be at most 2147483647" in _cli(capsys, data, "--baseline", "1",
                                                                      "--rounds", "99999999999")

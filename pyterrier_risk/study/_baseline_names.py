@@ -80,8 +80,8 @@ def named_baselines(single: Any, multiple: Any, feature_names: Any,
             reader of a feature or run).
 
     Raises:
-        StudyError: a name that is not one word, a feature named twice differently, two baselines of one
-            name, or a bad feature-names file.
+        StudyError: a name that is not one word, a feature named twice differently, or a bad
+            feature-names file (two baselines of one name: the settings' check, which names both).
     """
     names = {} if feature_names is None else read_feature_names(feature_names)
     specs = [] if single is None else [(_named(single), "baseline")]
@@ -96,11 +96,6 @@ def named_baselines(single: Any, multiple: Any, feature_names: Any,
                                  f"{name!r}")
     out = [replace(b, name=name or given.get(b.feature or 0) or names.get(b.feature or 0) or b.name)
            for b, name in built]
-    seen: dict[str, Baseline] = {}
-    for b in out:
-        other = seen.setdefault(b.name, b)
-        if (other.feature, other.run) != (b.feature, b.run):
-            raise StudyError(f"two baselines are named {b.name!r}; give each its own name")
     first = None if single is None else out[0]
     rest = out[0 if single is None else 1:]
     return first, tuple(dict.fromkeys(rest))
