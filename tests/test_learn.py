@@ -169,7 +169,7 @@ def _learn(*args: str, env: dict[str, str] | None = None, **kwargs) -> subproces
 
 
 CLI_SMALL = ["--baseline", "1", "--baselines", "1", "2", "3", "--objective", "tfaro", "tfaro_star", "--alpha",
-             "5", "--rounds", "5", "--no-progress"]
+             "5", "--rounds", "5", "--early-stopping", "none", "--no-progress"]  # SMALL's settings
 
 
 def test_rerun_skips_finished_tasks_whatever_the_data_path(data, one_worker, tmp_path):

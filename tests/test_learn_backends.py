@@ -379,6 +379,8 @@ def test_without_a_terminal_progress_is_a_line_per_fold_also_in_learn_log(data, 
     out = tmp_path / "out"
     ptr.risk_study(data, baseline=1, objectives=["tfaro"], alphas=[5], rounds=3, workers=1, out=out)
     lines = [line for line in capsys.readouterr().err.splitlines() if line.startswith("learn: ")]
+    assert lines[0].startswith("learn: 3 folds (partitions S1..S3) in ")  # the layout the study chose
+    lines = lines[1:]
     assert lines[0] == "learn: 6 of 6 tasks to run on 1 worker (this process)"
     assert [line.split(":")[1].strip() for line in lines[1:]] == ["Fold1 done", "Fold2 done", "Fold3 done"]
     assert lines[-1].startswith("learn: Fold3 done: 6/6 tasks, ") and lines[-1].endswith("about 0:00:00 left")
