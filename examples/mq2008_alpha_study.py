@@ -63,8 +63,8 @@ def train(args: argparse.Namespace) -> tuple[list[dict], pd.DataFrame, pd.DataFr
         (data / "Fold1").symlink_to(DATA / "letor4-mq2008" / "Fold1")
     result = ptr.risk_study(
         data, baseline=BM25_FEATURE + 1, objectives=["urisk"], alphas=[a for a in args.alphas if a > 0],
-        seeds=args.seeds, rounds=args.rounds, params=LIGHTGBM, progress=False,
-        out=args.out.with_name(args.out.stem + "_study"),
+        seeds=args.seeds, rounds=args.rounds, early_stopping=None, params=LIGHTGBM, progress=False,
+        folds=1 if args.quick else None, out=args.out.with_name(args.out.stem + "_study"),
     )  # fmt: skip
     groups = result.curves.groupby(["fold", "alpha", "seed"], sort=False)
     curves = [{"fold": fold, "seed": seed, "alpha": alpha, "curve": g["vali_ndcg"].to_numpy()}
