@@ -629,7 +629,7 @@ def test_tutorial_tables_are_the_quick_demos(quick_study):
     assert trade.loc["5", "U-CRO Losses>20%"] < trade.loc["0", "U-CRO Losses>20%"]
     assert trade.loc["5", "U-CRO nDCG@10"] > trade.loc["0", "U-CRO nDCG@10"]
     assert trade.loc["5", "U-CRO GeoRisk"] > trade.loc["5", "LambdaMART GeoRisk"]
-    # GeoRisk-LM: fewer Losses>20% (40 against 46), but Risk, mean and GeoRisk "no better" than plain LambdaMART's
+    # GeoRisk-LM: fewer Losses>20%, but Risk, mean and GeoRisk "no better" than plain LambdaMART's
     assert trade.loc["5", "GeoRisk-LM Losses>20%"] < trade.loc["0", "GeoRisk-LM Losses>20%"]
     assert trade.loc["5", "GeoRisk-LM Risk"] >= trade.loc["0", "GeoRisk-LM Risk"]
     assert trade.loc["5", "GeoRisk-LM nDCG@10"] <= trade.loc["0", "GeoRisk-LM nDCG@10"]
