@@ -666,3 +666,24 @@ def test_an_interrupt_pandas_loses_is_still_an_interrupt(tmp_path, monkeypatch, 
     assert signal.getsignal(signal.SIGINT) is handler  # the watch is undone
     monkeypatch.setattr(_trec, "_pandas_table", real)
     assert len(read_run(path)) == len([line for line in CLEAN_RUN.splitlines() if line.strip()])
+
+
+def test_signals_held_delivers_the_first_signal_after_the_block_to_the_previous_handler():
+    """One helper holds back Ctrl-C/SIGTERM for the model folder's and the study folder's moves."""
+    import os
+    import signal
+
+    from pyterrier_risk.data import signals_held
+
+    seen: list[int] = []
+    previous = signal.signal(signal.SIGUSR1, lambda signum, frame: seen.append(signum))
+    try:
+        with signals_held(signal.SIGUSR1):
+            os.kill(os.getpid(), signal.SIGUSR1)
+            os.kill(os.getpid(), signal.SIGUSR1)
+            assert seen == []  # held inside the block
+        assert seen == [signal.SIGUSR1]  # the first one, once, to the handler installed before
+        os.kill(os.getpid(), signal.SIGUSR1)
+        assert seen == [signal.SIGUSR1] * 2  # that handler is back
+    finally:
+        signal.signal(signal.SIGUSR1, previous)

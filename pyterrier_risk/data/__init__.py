@@ -49,6 +49,8 @@ _EXPORTS = {
 _INTERNAL = {
     "atomic_write": "_atomic",
     "raised_by_interrupt": "_atomic",
+    "signals_held": "_atomic",
+    "sync_folder": "_atomic",
     "watch_interrupts": "_atomic",
     "ensure_writable_dir": "_trec",
     "run_name": "_trec",
@@ -58,6 +60,8 @@ __all__ = list(_EXPORTS)
 if TYPE_CHECKING:  # the lazy names for type checkers and editors (tests/test_package.py: the same)
     from ._atomic import atomic_write as atomic_write
     from ._atomic import raised_by_interrupt as raised_by_interrupt
+    from ._atomic import signals_held as signals_held
+    from ._atomic import sync_folder as sync_folder
     from ._atomic import watch_interrupts as watch_interrupts
     from ._evalfiles import EVAL_COLUMNS as EVAL_COLUMNS
     from ._evalfiles import eval_matrix as eval_matrix

@@ -23,7 +23,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, Any
 
-__all__ = ["InterruptWatch", "atomic_write", "raised_by_interrupt", "watch_interrupts"]
+__all__ = ["InterruptWatch", "atomic_write", "raised_by_interrupt", "signals_held", "sync_folder",
+           "watch_interrupts"]
 
 
 def raised_by_interrupt(error: BaseException) -> bool:
@@ -148,3 +149,37 @@ def atomic_write(path: str | os.PathLike[str], mode: str = "w", encoding: str | 
         with contextlib.suppress(OSError):
             os.unlink(tmp)
         raise
+
+
+def sync_folder(folder: str | os.PathLike[str]) -> None:
+    """Flush a folder's entries (the renames into it) to disk where the platform allows it."""
+    with contextlib.suppress(OSError):
+        fd = os.open(folder, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+
+
+@contextlib.contextmanager
+def signals_held(*signums: int) -> Iterator[None]:
+    """Hold back ``signums`` (SIGINT, SIGTERM, ...) during the block; deliver the first caught after it.
+
+    It is delivered to the handler that was installed before, as that handler would have run. Only the
+    main thread receives signals in Python: elsewhere the block runs as is, and so does a signal left to
+    the system or ignored (only callable handlers are held).
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    held = {s: h for s in signums if callable(h := signal.getsignal(s))}
+    caught: list[tuple[int, Any]] = []
+    for s in held:
+        signal.signal(s, lambda signum, frame: caught.append((signum, frame)))
+    try:
+        yield
+    finally:
+        for s, handler in held.items():
+            signal.signal(s, handler)
+        for signum, frame in caught[:1]:
+            held[signal.Signals(signum)](signum, frame)

@@ -24,16 +24,15 @@ import shutil
 import signal
 import stat
 import tempfile
-import threading
 import warnings
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pyterrier as pt
 
-from ..data import atomic_write
+from ..data import atomic_write, signals_held, sync_folder
 from ._modeltext import check_model_text
 from ._options import check_count
 
@@ -127,11 +126,11 @@ def _write_folder(path: Path, files: Mapping[str, str | bytes]) -> None:
     where, prefix = (path.parent, f".{path.name}.saving-") if fresh else (path, ".saving-")
     staging = None
     try:
-        with _interrupts_held():  # created and named at once, so that the cleanup finds it
+        with signals_held(signal.SIGINT):  # created and named at once, so that the cleanup finds it
             staging = Path(tempfile.mkdtemp(dir=where, prefix=prefix))
         for name, text in files.items():
             _replace_file(staging / name, text)
-        with _interrupts_held():  # the moves and the cleanup in one block: no Ctrl-C between them
+        with signals_held(signal.SIGINT):  # the moves and the cleanup in one block: no Ctrl-C between them
             try:
                 _move_in(staging, path, files, fresh)
             finally:
@@ -139,7 +138,7 @@ def _write_folder(path: Path, files: Mapping[str, str | bytes]) -> None:
                 staging = None
     except BaseException:
         if staging is not None:  # interrupted or failed while the files were written
-            with _interrupts_held():
+            with signals_held(signal.SIGINT):
                 shutil.rmtree(staging, ignore_errors=True)
         raise
 
@@ -153,7 +152,7 @@ def _move_in(staging: Path, path: Path, files: Mapping[str, str | bytes], fresh:
         raise IsADirectoryError(f"{path / blocked[0]} is a folder: cannot save a model's file there")
     for name in files:
         os.replace(staging / name, path / name)
-    _sync_folder(path)
+    sync_folder(path)
 
 
 def _rename_new(staging: Path, path: Path) -> bool:
@@ -164,7 +163,7 @@ def _rename_new(staging: Path, path: Path) -> bool:
         if path.is_dir():
             return False
         raise
-    _sync_folder(path.parent)
+    sync_folder(path.parent)
     return True
 
 
@@ -172,37 +171,6 @@ def _replace_file(target: Path, text: str | bytes) -> None:
     """Write ``text`` or bytes to ``target`` by the atomic writer (temporary name, fsync, rename)."""
     with atomic_write(target, "wb" if isinstance(text, bytes) else "w") as f:
         f.write(text)
-
-
-def _sync_folder(folder: Path) -> None:
-    """Flush a folder's entries (the renames) to disk where the platform allows it."""
-    with contextlib.suppress(OSError):
-        fd = os.open(folder, os.O_RDONLY)
-        try:
-            os.fsync(fd)
-        finally:
-            os.close(fd)
-
-
-@contextlib.contextmanager
-def _interrupts_held() -> Iterator[None]:
-    """Hold back SIGINT (Ctrl-C) during the block and deliver it after, as the handler would have.
-
-    Only the main thread receives signals in Python; elsewhere, or when SIGINT is ignored or left to
-    the system, the block runs as is.
-    """
-    previous = signal.getsignal(signal.SIGINT)
-    if threading.current_thread() is not threading.main_thread() or not callable(previous):
-        yield
-        return
-    caught: list[Any] = []
-    signal.signal(signal.SIGINT, lambda signum, frame: caught.append(frame))
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGINT, previous)
-        if caught:
-            previous(signal.SIGINT, caught[0])
 
 
 def pt_meta() -> dict[str, str]:

@@ -28,11 +28,11 @@ import shutil
 import signal
 import sys
 import tempfile
-import threading
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
+from ..data import signals_held, sync_folder
 from ._settings import StudyError
 
 __all__ = ["MANIFEST_FILE", "check_out_inputs", "check_run_names", "publish", "study_lock"]
@@ -263,19 +263,19 @@ def _commit(out: Path, journal: dict[str, Any]) -> None:
     Idempotent: a file already moved is skipped, so an interrupted commit is finished by running it again.
     """
     staging = out / journal["staging"]
-    with _signals_held():
+    with signals_held(signal.SIGINT, signal.SIGTERM):
         for name in journal["files"]:  # the manifest is the last name
             source = staging / name
             if source.is_file():
                 (out / name).parent.mkdir(parents=True, exist_ok=True)
                 os.replace(source, out / name)
-        _sync(out / "runs")
-        _sync(out)
+        sync_folder(out / "runs")
+        sync_folder(out)
         previous = {n: e for n, e in journal["previous"].items() if isinstance(e, dict)}
         remove_stale(out, previous, journal["files"])
         shutil.rmtree(staging, ignore_errors=True)
         (out / JOURNAL_FILE).unlink(missing_ok=True)
-        _sync(out)
+        sync_folder(out)
 
 
 def _write_text(path: Path, text: str) -> None:
@@ -283,37 +283,3 @@ def _write_text(path: Path, text: str) -> None:
 
     with atomic_write(path) as fh:
         fh.write(text)
-
-
-def _sync(folder: Path) -> None:
-    """Flush a folder's entries (the renames) to disk where the platform allows it."""
-    with contextlib.suppress(OSError):
-        fd = os.open(folder, os.O_RDONLY)
-        try:
-            os.fsync(fd)
-        finally:
-            os.close(fd)
-
-
-@contextlib.contextmanager
-def _signals_held() -> Iterator[None]:
-    """Hold back SIGINT and SIGTERM during the block and deliver them after, as their handlers would.
-
-    Only the main thread receives signals in Python; a signal left to the system (or ignored) is not
-    held, nor is any signal elsewhere than in the main thread.
-    """
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    caught: list[tuple[int, Any]] = []
-    previous = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM)}
-    held = {s: h for s, h in previous.items() if callable(h)}
-    for s in held:
-        signal.signal(s, lambda signum, frame: caught.append((signum, frame)))
-    try:
-        yield
-    finally:
-        for s, handler in held.items():
-            signal.signal(s, handler)
-        for signum, frame in caught[:1]:
-            held[signal.Signals(signum)](signum, frame)
