@@ -4,7 +4,7 @@ docs/results_neural.md's second table. A neural study (``pyterrier-risk learn --
 LightGBM one (``--learner lambdamart``) on the same folds and seeds each write ``per_query.csv``; this
 script puts the LightGBM study's reference (LambdaMART, ``lambdarank`` at α 0, of the neural study's
 seeds) into the neural study's frame as one more row, ``lightgbm-lambdamart``, and prints the study's
-own learner table (:func:`pyterrier_risk.study.learner_tables`: NDCG@10, Risk and Losses>20% against
+own learner table (:func:`pyterrier_risk.engine.learner_tables`: NDCG@10, Risk and Losses>20% against
 the single baseline, the macro half, GeoRisk, each row's paired test against the neural α-0 model,
 Holm-corrected), the neural reference labelled LambdaLoss as the study labels it.
 
@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from pyterrier_risk.study import learner_tables
+from pyterrier_risk.engine import learner_tables
 
 LIGHTGBM = "lightgbm-lambdamart"
 

@@ -11,6 +11,8 @@ The package is layered:
   learner (:func:`risk_loss`, :class:`RiskNeuralRanker`; PyTorch) and the objectives' extension
   point (:class:`Objective`, :func:`register_objective`);
 * reporting: tables and plots;
+* engine: the learner's study on LETOR folds (:func:`risk_study`, ``pyterrier-risk learn``): tasks, their
+  store, the backends (this process, a process pool, Dask), the output folder and the statistics;
 * study: the demo's experiment (collection, systems, features, cross-validation, report);
 * cli: the ``pyterrier-risk`` command.
 
@@ -111,8 +113,8 @@ _EXPORTS: dict[str, str] = {
     "plot_baselines_pca": "reporting",
     "plot_baseline_ranks": "reporting",
     # learning studies
-    "risk_study": "study",
-    "RiskStudyResult": "study",
+    "risk_study": "engine",
+    "RiskStudyResult": "engine",
 }
 
 __all__ = ["__version__", *_EXPORTS]
@@ -154,6 +156,8 @@ if TYPE_CHECKING:  # the lazy names for type checkers and editors (tests/test_pa
     from .data import read_qrels as read_qrels
     from .data import read_run as read_run
     from .data import read_topics as read_topics
+    from .engine import RiskStudyResult as RiskStudyResult
+    from .engine import risk_study as risk_study
     from .experiment import Experiment as Experiment
     from .experiment import hurt_topics as hurt_topics
     from .learning import Objective as Objective
@@ -190,8 +194,6 @@ if TYPE_CHECKING:  # the lazy names for type checkers and editors (tests/test_pa
     from .reporting import plot_topic_tj as plot_topic_tj
     from .reporting import tidy_results as tidy_results
     from .reporting import write_table as write_table
-    from .study import RiskStudyResult as RiskStudyResult
-    from .study import risk_study as risk_study
 
 __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
 

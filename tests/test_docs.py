@@ -187,7 +187,7 @@ def test_page_examples_run(page: Path, monkeypatch: pytest.MonkeyPatch, page_reg
 
 
 API_MODULES = ("pyterrier_risk", "pyterrier_risk.data", "pyterrier_risk.reporting", "pyterrier_risk.learning",
-               "pyterrier_risk.study")
+               "pyterrier_risk.engine", "pyterrier_risk.study")
 _DIRECTIVE = re.compile(r"^\.\. (?:auto|py:)?(?:function|class|data)::\s+(pyterrier_risk[\w.]*)", re.M)
 
 

@@ -13,7 +13,7 @@ from conftest import REPO
 
 PKG = REPO / "pyterrier_risk"
 # a layer may import its own and lower layers only (docs/architecture in pyterrier_risk/__init__.py)
-LAYERS = ["core", "data", "measures", "experiment", "learning", "reporting", "study", "cli"]
+LAYERS = ["core", "data", "measures", "experiment", "learning", "reporting", "engine", "study", "cli"]
 CORE_FORBIDDEN = ("pyterrier", "ir_measures", "lightgbm", "numba", "ir_datasets", "matplotlib")
 
 

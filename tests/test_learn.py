@@ -71,7 +71,7 @@ def test_test_and_correction_choose_the_tables_tests(data, one_worker, tmp_path)
     """``--test``/``--correction`` reach the printed and the written tables (the tasks are reused)."""
     import shutil
 
-    from pyterrier_risk.study import learner_table
+    from pyterrier_risk.engine import learner_table
 
     result, out = one_worker
     shutil.copytree(out / "tasks", tmp_path / "out" / "tasks")
@@ -304,7 +304,7 @@ def test_python_errors_are_study_errors(data):
 
 
 def test_params_are_read_as_lightgbm_reads_them():
-    from pyterrier_risk.study import parse_param
+    from pyterrier_risk.engine import parse_param
 
     assert parse_param("xgboost_dart_mode=true") == ("xgboost_dart_mode", True)
     assert parse_param("linear_tree=FALSE") == ("linear_tree", False)

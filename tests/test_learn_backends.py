@@ -391,12 +391,12 @@ def test_without_a_terminal_progress_is_a_line_per_fold_also_in_learn_log(data, 
 def test_progress_lines_come_every_period_and_a_terminal_gets_the_bar(monkeypatch):
     from types import SimpleNamespace
 
-    from pyterrier_risk.study import _learn_progress
+    from pyterrier_risk.engine import _progress
 
-    monkeypatch.setattr(_learn_progress, "PROGRESS_EVERY", 0.05)
+    monkeypatch.setattr(_progress, "PROGRESS_EVERY", 0.05)
     tasks = [SimpleNamespace(fold=SimpleNamespace(name=f"Fold{i // 2 + 1}")) for i in range(4)]
     stream = io.StringIO()
-    shown = _learn_progress.Progress(tasks, 0, enabled=True, stream=stream)
+    shown = _progress.Progress(tasks, 0, enabled=True, stream=stream)
     shown.advance(tasks[0])
     _wait(lambda: stream.getvalue().count("\n") >= 2, "two periodic lines", 30)
     shown.close()
@@ -407,7 +407,7 @@ def test_progress_lines_come_every_period_and_a_terminal_gets_the_bar(monkeypatc
             return True
 
     terminal = Terminal()
-    shown = _learn_progress.Progress(tasks, 0, enabled=True, stream=terminal)
+    shown = _progress.Progress(tasks, 0, enabled=True, stream=terminal)
     for t in tasks:
         shown.advance(t)
     shown.close()
@@ -422,7 +422,7 @@ def test_a_pool_that_broke_before_a_submit_hands_its_queue_to_a_fresh_pool(monke
     """A worker that dies between two waits makes ``submit`` raise: no traceback, the task not lost."""
     from concurrent.futures.process import BrokenProcessPool
 
-    from pyterrier_risk.study import _learn_pool
+    from pyterrier_risk.engine import _pool
 
     class Broken:
         def submit(self, *args, **kwargs):
@@ -431,8 +431,8 @@ def test_a_pool_that_broke_before_a_submit_hands_its_queue_to_a_fresh_pool(monke
         def shutdown(self, **kwargs):
             pass
 
-    monkeypatch.setattr(_learn_pool, "_pool", lambda workers: Broken())
+    monkeypatch.setattr(_pool, "_pool", lambda workers: Broken())
     queue = [("k1", "task 1"), ("k2", "task 2")]
-    assert _learn_pool._one_pool(str, queue, 2, lambda key, result: None) == []
+    assert _pool._one_pool(str, queue, 2, lambda key, result: None) == []
     assert queue == [("k1", "task 1"), ("k2", "task 2")]  # still to run, on the next pool
 

@@ -19,10 +19,11 @@ import pyterrier_risk as ptr
 from pyterrier_risk.cli import main
 from pyterrier_risk.core import letor_ndcg_by_query
 from pyterrier_risk.data import read_run, write_run
+from pyterrier_risk.engine import DEFAULT_EARLY_STOPPING, DEFAULT_LEARN_ROUNDS
+from pyterrier_risk.engine._settings import learn_settings
+from pyterrier_risk.engine._task import per_query_ndcg
 from pyterrier_risk.learning._ndcg import untied_scores
-from pyterrier_risk.study import DEFAULT_EARLY_STOPPING, DEFAULT_LEARN_ROUNDS, StudyError
-from pyterrier_risk.study._learn_settings import learn_settings
-from pyterrier_risk.study._learn_task import per_query_ndcg
+from pyterrier_risk.study import StudyError
 
 TINY = {"baseline": 1, "objectives": ["tfaro"], "alphas": [5], "rounds": 4, "progress": False, "workers": 1}
 

@@ -3,7 +3,7 @@
 Nothing in ``OUT/tasks/`` runs as code (a malicious pickle is never opened; any malformed file is a
 missing task, recomputed), and the task key covers the code the task runs: an objective edited between
 two runs into one ``--out`` is trained again, and a long-lived Dask worker runs the edited code.
-The store's module has no public name: the tests import ``pyterrier_risk.study._learn_store``.
+The store's module has no public name: the tests import ``pyterrier_risk.engine._store``.
 """
 
 from __future__ import annotations
@@ -25,8 +25,8 @@ import pytest
 from _learn_data import partitions
 
 import pyterrier_risk as ptr
-from pyterrier_risk.study._learn_store import TaskStore, decode, encode
-from pyterrier_risk.study._learn_task import ReferenceResult, TaskResult
+from pyterrier_risk.engine._store import TaskStore, decode, encode
+from pyterrier_risk.engine._task import ReferenceResult, TaskResult
 
 REPO = Path(__file__).resolve().parents[1]
 SMALL = ["--baseline", "1", "--objective", "tfaro", "--alpha", "5", "--rounds", "5", "--no-progress",
@@ -321,7 +321,7 @@ def test_a_long_lived_dask_worker_runs_the_edited_objective(data, tmp_path, monk
 
 
 def test_a_worker_whose_code_differs_refuses_with_one_line():
-    from pyterrier_risk.study._learn_code import code_digest, sync_code
+    from pyterrier_risk.engine._code import code_digest, sync_code
 
     task = SimpleNamespace(objective="urisk", code="0" * 64, settings=SimpleNamespace(imports=(),
                                                                                       user_objectives=()))
@@ -338,24 +338,24 @@ def test_the_code_digest_changes_with_lightgbm_and_the_engine_sources(monkeypatc
     import lightgbm
 
     from pyterrier_risk import learning
-    from pyterrier_risk.study import _learn_code
+    from pyterrier_risk.engine import _code
 
-    before = _learn_code.code_digest((), "urisk")
+    before = _code.code_digest((), "urisk")
     try:
-        _learn_code._engine_digest.cache_clear()
+        _code._engine_digest.cache_clear()
         monkeypatch.setattr(lightgbm, "__version__", "0.0.0")
-        assert _learn_code.code_digest((), "urisk") != before
+        assert _code.code_digest((), "urisk") != before
         monkeypatch.undo()
         copy = shutil.copytree(Path(learning.__file__).parent, tmp_path / "learning")
         with (copy / "_ndcg.py").open("a") as fh:
             fh.write("# an edit\n")
         monkeypatch.setattr(learning, "__file__", str(copy / "__init__.py"))
-        _learn_code._engine_digest.cache_clear()
-        assert _learn_code.code_digest((), "urisk") != before
+        _code._engine_digest.cache_clear()
+        assert _code.code_digest((), "urisk") != before
     finally:
         monkeypatch.undo()
-        _learn_code._engine_digest.cache_clear()
-    assert _learn_code.code_digest((), "urisk") == before
+        _code._engine_digest.cache_clear()
+    assert _code.code_digest((), "urisk") == before
 
 
 SCRIPT = '''
@@ -438,7 +438,7 @@ def _script_objective(factor: float) -> type:
 
 def test_a_script_objective_is_digested_by_its_code():
     """No file to read: the class's code objects, the same for the same code, not for an edited rule."""
-    from pyterrier_risk.study._learn_code import code_digest
+    from pyterrier_risk.engine._code import code_digest
 
     try:
         digests = []

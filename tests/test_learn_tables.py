@@ -1,4 +1,4 @@
-"""The learner study's tables (study/_learn_tables.py): hand-checked cases, pairing, marks and the plot."""
+"""The learner study's tables (engine/_tables.py): hand-checked cases, pairing, marks and the plot."""
 
 from __future__ import annotations
 
@@ -13,8 +13,7 @@ from hypothesis import strategies as st
 from scipy.stats import ttest_rel
 
 from pyterrier_risk.core import randomization_test
-from pyterrier_risk.reporting import write_table
-from pyterrier_risk.study import (
+from pyterrier_risk.engine import (
     convergence_table,
     kendall_bins_table,
     learner_risk_gain_points,
@@ -23,6 +22,7 @@ from pyterrier_risk.study import (
     plot_learner_risk_gain,
     render_learner_table,
 )
+from pyterrier_risk.reporting import write_table
 
 BASES = ("F25", "F1", "F2")
 

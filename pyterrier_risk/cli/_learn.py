@@ -34,7 +34,7 @@ FLAGS = {
 
 def add_learn_arguments(parser: argparse.ArgumentParser) -> None:
     """Add the ``learn`` options (data, baselines, objectives, the grid, LightGBM, execution, output)."""
-    from ..study import (
+    from ..engine import (
         DEFAULT_LEARN_ALPHAS,
         DEFAULT_LEARN_SEEDS,
         DEFAULT_LEARN_THREADS,
@@ -91,7 +91,7 @@ def add_learn_arguments(parser: argparse.ArgumentParser) -> None:
 
 def _stopping_arguments(add: Any) -> None:
     """``--rounds``, ``--early-stopping`` and ``--measure``: how many trees, chosen by which measure."""
-    from ..study import DEFAULT_EARLY_STOPPING, DEFAULT_LEARN_ROUNDS
+    from ..engine import DEFAULT_EARLY_STOPPING, DEFAULT_LEARN_ROUNDS
 
     add("--rounds", type=integer, default=DEFAULT_LEARN_ROUNDS, metavar="N",
         help=f"boosting rounds, the cap of early stopping (default {DEFAULT_LEARN_ROUNDS})")
@@ -113,7 +113,7 @@ def _patience(text: str) -> int | None:
 
 def _add_output_arguments(parser: argparse.ArgumentParser) -> None:
     """Add the ``learn`` output options (the folder, the tables' test, correction, format and layout)."""
-    from ..study import DEFAULT_CORRECTION, DEFAULT_TEST
+    from ..engine import DEFAULT_CORRECTION, DEFAULT_TEST
 
     add = parser.add_argument
     add("--out", type=Path, metavar="DIR", help="folder for the task results (resumable), per_query.csv, "
@@ -146,14 +146,14 @@ def _correction(args: Any) -> str | None:
 
 def _in_command_words(error: Exception) -> str:
     """A study error's message with its arguments named as this command's flags."""
-    from ..study import SettingError
+    from ..engine import SettingError
 
     return error.render(FLAGS) if isinstance(error, SettingError) else str(error)
 
 
 def run_learn(args: Any) -> int:
     """Run ``pyterrier-risk learn`` with parsed ``args``; a user error raises :class:`CLIError`."""
-    from ..study import DEFAULT_LEARN_ALPHAS, DEFAULT_LEARN_SEEDS, StudyError, risk_study
+    from ..engine import DEFAULT_LEARN_ALPHAS, DEFAULT_LEARN_SEEDS, StudyError, risk_study
 
     check_decimals(args.round)
     try:

@@ -28,6 +28,7 @@ _EXPORTS = {
     "get_objective": "objectives",
     "objective_names": "objectives",
     "register_objective": "objectives",
+    "risk_objectives": "objectives",
     "unregister_objective": "objectives",
     "rounds_to_reach": "_convergence",
     "validation_curve": "_convergence",
@@ -61,6 +62,7 @@ if TYPE_CHECKING:  # the lazy names for type checkers and editors (tests/test_pa
     from .objectives import get_objective as get_objective
     from .objectives import objective_names as objective_names
     from .objectives import register_objective as register_objective
+    from .objectives import risk_objectives as risk_objectives
     from .objectives import unregister_objective as unregister_objective
 
 __getattr__, __dir__ = lazy_exports(__name__, {**_EXPORTS, **_INTERNAL})

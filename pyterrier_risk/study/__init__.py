@@ -8,17 +8,16 @@
 * collection: :func:`retrieve` (ir_datasets, PISA index and systems) gives a :class:`Collection`;
   :func:`candidate_features` builds the re-rankers' features from the systems' results;
 * cross-validation: :func:`topic_folds`, :func:`make_model`, :func:`cross_validated_rerank` (the
-  in-process loop), :func:`engine_rerank` (the same on :func:`risk_study`'s engine, from the candidates
-  as a LETOR file by :func:`write_candidates`), :func:`with_tail`, and :func:`rerank` for the study's runs
-  (on the engine); :func:`write_runs` writes them as TREC files;
+  in-process loop), :func:`engine_rerank` (the same on the learning engine, :mod:`pyterrier_risk.engine`,
+  from the candidates as a LETOR file by :func:`write_candidates`), :func:`with_tail`, and :func:`rerank`
+  for the study's runs (on the engine); :func:`write_runs` writes them as TREC files;
 * evaluation: :func:`evaluate_study` gives an :class:`Evaluation`, :func:`study_tables` the
   :class:`StudyTables` (:func:`trade_table`, :func:`folds_table`, :func:`risk_table`, ...);
 * plots: :func:`plot_against_baseline` (shared with ``pyterrier-risk eval --plots``), :func:`make_plots`;
 * report: :func:`write_report`; :func:`run_study` returns a :class:`StudyResult`.
 
-:func:`risk_study` is the learner's study on LETOR folds (``pyterrier-risk learn``): every objective at
-every α and seed on every fold against plain LambdaMART, on a process pool or a Dask cluster; it returns
-a :class:`RiskStudyResult` (settings: :class:`LearnSettings`).
+The learner's study on LETOR folds (``pyterrier-risk learn``, :func:`~pyterrier_risk.engine.risk_study`)
+is the layer below, :mod:`pyterrier_risk.engine`; the demo runs its re-rankers on that engine.
 
 A problem the user can fix raises :class:`StudyError` (a ``ValueError``) with a one-line message.
 """
@@ -73,32 +72,6 @@ _EXPORTS = {
     "rerank": "_run",
     "run_study": "_run",
     "write_runs": "_run",
-    "DEFAULT_EARLY_STOPPING": "_learn_settings",
-    "LEARN_MEASURES": "_learn_settings",
-    "DEFAULT_LEARN_ALPHAS": "_learn_settings",
-    "DEFAULT_LEARN_ROUNDS": "_learn_settings",
-    "DEFAULT_LEARN_SEEDS": "_learn_settings",
-    "DEFAULT_LEARN_THREADS": "_learn_settings",
-    "DEFAULT_SPLIT_SEED": "_learn_settings",
-    "EVAL_ALPHA": "_learn_settings",
-    "Baseline": "_learn_settings",
-    "LearnSettings": "_learn_settings",
-    "parse_param": "_learn_settings",
-    "SettingError": "_learn_settings",
-    "RiskStudyResult": "_learn_result",
-    "risk_study": "_learn",
-    "DEFAULT_WORKER_TIMEOUT": "_learn_dask",
-    "CONNECT_TIMEOUT": "_learn_dask",
-    "LearnerTables": "_learn_tables",
-    "DEFAULT_TEST": "_learn_tables",
-    "DEFAULT_CORRECTION": "_learn_tables",
-    "convergence_table": "_learn_tables",
-    "kendall_bins_table": "_learn_tables",
-    "learner_table": "_learn_tables",
-    "learner_tables": "_learn_tables",
-    "plot_learner_risk_gain": "_learn_tables",
-    "render_learner_table": "_learn_tables",
-    "learner_risk_gain_points": "_learn_tables",
 }
 __all__ = list(_EXPORTS)
 
@@ -126,32 +99,6 @@ if TYPE_CHECKING:  # the lazy names for type checkers and editors (tests/test_pa
     from ._evaluate import risk_table as risk_table
     from ._evaluate import study_tables as study_tables
     from ._evaluate import trade_table as trade_table
-    from ._learn import risk_study as risk_study
-    from ._learn_dask import CONNECT_TIMEOUT as CONNECT_TIMEOUT
-    from ._learn_dask import DEFAULT_WORKER_TIMEOUT as DEFAULT_WORKER_TIMEOUT
-    from ._learn_result import RiskStudyResult as RiskStudyResult
-    from ._learn_settings import DEFAULT_EARLY_STOPPING as DEFAULT_EARLY_STOPPING
-    from ._learn_settings import DEFAULT_LEARN_ALPHAS as DEFAULT_LEARN_ALPHAS
-    from ._learn_settings import DEFAULT_LEARN_ROUNDS as DEFAULT_LEARN_ROUNDS
-    from ._learn_settings import DEFAULT_LEARN_SEEDS as DEFAULT_LEARN_SEEDS
-    from ._learn_settings import DEFAULT_LEARN_THREADS as DEFAULT_LEARN_THREADS
-    from ._learn_settings import DEFAULT_SPLIT_SEED as DEFAULT_SPLIT_SEED
-    from ._learn_settings import EVAL_ALPHA as EVAL_ALPHA
-    from ._learn_settings import LEARN_MEASURES as LEARN_MEASURES
-    from ._learn_settings import Baseline as Baseline
-    from ._learn_settings import LearnSettings as LearnSettings
-    from ._learn_settings import SettingError as SettingError
-    from ._learn_settings import parse_param as parse_param
-    from ._learn_tables import DEFAULT_CORRECTION as DEFAULT_CORRECTION
-    from ._learn_tables import DEFAULT_TEST as DEFAULT_TEST
-    from ._learn_tables import LearnerTables as LearnerTables
-    from ._learn_tables import convergence_table as convergence_table
-    from ._learn_tables import kendall_bins_table as kendall_bins_table
-    from ._learn_tables import learner_risk_gain_points as learner_risk_gain_points
-    from ._learn_tables import learner_table as learner_table
-    from ._learn_tables import learner_tables as learner_tables
-    from ._learn_tables import plot_learner_risk_gain as plot_learner_risk_gain
-    from ._learn_tables import render_learner_table as render_learner_table
     from ._plots import make_plots as make_plots
     from ._plots import plot_against_baseline as plot_against_baseline
     from ._plots import risk_gain_points as risk_gain_points

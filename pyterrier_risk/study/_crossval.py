@@ -135,8 +135,7 @@ def engine_rerank(cand: pd.DataFrame, qrels: pd.DataFrame, study: Study, *, n_sy
     Returns:
         re-ranker name -> result frame (``qid``, ``query``, ``docno``, ``score``, ``rank``) over all topics.
     """
-    from ._learn import risk_study
-    from ._learn_settings import REFERENCE
+    from ..engine import REFERENCE, risk_study
 
     cache.mkdir(parents=True, exist_ok=True)
     write_candidates(cand, qrels, cache / "candidates.txt")

@@ -12,7 +12,9 @@ from typing import Any
 
 import numpy as np
 
-from ..learning import get_objective, objective_names
+from ..engine import StudyError as StudyError
+from ..learning import get_objective
+from ..learning import risk_objectives as risk_objectives
 
 DEFAULT_DATASET = "irds:cranfield"
 DEFAULT_ALPHAS: tuple[float, ...] = (0.0, 1.0, 5.0, 10.0)
@@ -27,15 +29,6 @@ PLAIN_OBJECTIVE = "lambdarank"  # the registered objective PLAIN is trained with
 # per leaf, overfit them); the objectives themselves run at RiskLambdaMART's defaults.
 TREE_PARAMS: dict[str, Any] = {"learning_rate": 0.05, "num_leaves": 7, "min_data_in_leaf": 50,
                                "num_threads": 1, "deterministic": True, "force_row_wise": True}
-
-
-class StudyError(ValueError):
-    """A problem the user can fix (missing data, unknown dataset, unwritable output); no traceback."""
-
-
-def risk_objectives() -> tuple[str, ...]:
-    """The registered objectives with a baseline (every one but plain LambdaMART), in registry order."""
-    return tuple(n for n in objective_names() if get_objective(n).baseline != "none")
 
 
 def objective_label(objective: str) -> str:

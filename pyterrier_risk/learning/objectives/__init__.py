@@ -13,6 +13,7 @@ from ._registry import (
     objectives,
     option_readers,
     register_objective,
+    risk_objectives,
     unregister_objective,
 )
 from ._shared import FARO_TR, RISK_NORM, SE_ROUND
@@ -20,5 +21,5 @@ from ._shared import FARO_TR, RISK_NORM, SE_ROUND
 __all__ = [
     "ALPHA_MAX", "FARO_TR", "OBJECTIVE_BASELINES", "Objective", "Option", "PairWeights", "RISK_NORM", "Round",
     "SE_ROUND", "get_objective", "objective_names", "objectives", "option_readers", "register_objective",
-    "unregister_objective",
+    "risk_objectives", "unregister_objective",
 ]  # fmt: skip

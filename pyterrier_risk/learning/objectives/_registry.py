@@ -146,6 +146,11 @@ def objective_names() -> tuple[str, ...]:
     return tuple(objectives())
 
 
+def risk_objectives() -> tuple[str, ...]:
+    """The registered objectives with a baseline (every one but plain LambdaMART), in registry order."""
+    return tuple(n for n in objective_names() if get_objective(n).baseline != "none")
+
+
 def get_objective(name: Any) -> type[Objective]:
     """The :class:`Objective` subclass registered as ``name``.
 

@@ -4,11 +4,11 @@ A backend runs one task function (``run_task`` for the learning study: plain dat
 on a mapping of task keys to tasks and hands each result to a callback as it arrives. It knows nothing
 of what a task computes: a new learner changes the task function, never a backend. A new backend is one
 module with a class that has :meth:`Backend.run` and :meth:`Backend.close`, chosen in
-:func:`~._learn.choose_backend`.
+:func:`~._driver.choose_backend`.
 
-The backends here: :class:`~._learn_pool.InProcess` (one worker: the calling process, so a script
-needs no ``__main__`` guard), :class:`~._learn_pool.LocalPool` (a ``spawn`` process pool) and
-:class:`~._learn_dask.DaskBackend` (a Dask ``distributed`` cluster).
+The backends here: :class:`~._pool.InProcess` (one worker: the calling process, so a script
+needs no ``__main__`` guard), :class:`~._pool.LocalPool` (a ``spawn`` process pool) and
+:class:`~._dask.DaskBackend` (a Dask ``distributed`` cluster).
 
 A task that raises comes back as a :class:`TasksFailed`: one line for the user (the task's name, its
 message, the worker it ran on) and the full traceback of every failed task, which the study writes to
@@ -25,7 +25,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, Protocol, TypeVar
 
-from ._settings import StudyError
+from ._errors import StudyError
 
 __all__ = ["Backend", "BackendLost", "Failure", "TaskError", "TasksFailed", "call_task",
            "terminate_as_interrupt"]

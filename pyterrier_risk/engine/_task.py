@@ -9,7 +9,7 @@ of the same candidates: by default NDCG@10 with gains 2^label − 1 (the gains t
 LightGBM's convention; ``ir_measures``' nDCG with those gains, tied scores ordered by docno descending
 as trec_eval orders them), or with ``measure='letor'`` LETOR 4.0's Eval-Score-4.0.pl NDCG@10 (tied
 scores in file order). A query without a relevant document scores 0. It returns a typed
-:class:`TaskResult` (plain numbers, strings, arrays and frames: what :mod:`._learn_store` stores).
+:class:`TaskResult` (plain numbers, strings, arrays and frames: what :mod:`._store` stores).
 """
 
 from __future__ import annotations
@@ -26,8 +26,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ._learn_neural import learner_key
-from ._learn_settings import (
+from ._neural import learner_key
+from ._settings import (
     CUTOFF,
     REFERENCE,
     LearnSettings,
@@ -59,7 +59,7 @@ class LearnTask:
     settings: LearnSettings
     n_features: int
     version: str
-    #: the digest of the code the task runs (:func:`._learn_code.code_digest`): a worker checks it
+    #: the digest of the code the task runs (:func:`._code.code_digest`): a worker checks it
     code: str
     #: the objective's class pickled by value when a script's ``__main__`` defines it (sent with the task)
     shipped: bytes | None = field(default=None, compare=False, repr=False)
@@ -87,7 +87,7 @@ class ReferenceResult:
 
 @dataclass(frozen=True, eq=False)
 class TaskResult:
-    """One task's results (the worker side's answer; :class:`~._learn_store.TaskStore` keeps it).
+    """One task's results (the worker side's answer; :class:`~._store.TaskStore` keeps it).
 
     Attributes:
         fold, objective, alpha, seed: the task's identity.
@@ -276,7 +276,7 @@ def _trained(task: LearnTask, fold: dict[str, Any]) -> tuple[Any, str, np.ndarra
     round or epoch up to the one the model scores with, and ``best_iteration`` that round or epoch.
     """
     if task.settings.learner != "lambdamart":
-        from ._learn_neural import train_neural
+        from ._neural import train_neural
 
         return train_neural(task, fold, objective_options(task.settings, task.objective), CUTOFF)
     model = _fit(task, fold)
@@ -288,14 +288,14 @@ def _trained(task: LearnTask, fold: dict[str, Any]) -> tuple[Any, str, np.ndarra
 def run_task(task: LearnTask) -> TaskResult:
     """Fit the task's model and return its test results (the worker side of a study).
 
-    First the worker makes sure it runs the code the task was keyed with (:func:`._learn_code.sync_code`:
+    First the worker makes sure it runs the code the task was keyed with (:func:`._code.sync_code`:
     the objective's class shipped with the task registered, stale user modules reloaded).
 
     Raises:
         TaskFailed: the fit or the data failed, or this worker's code differs from the study's; the
             message names the task.
     """
-    from ._learn_code import sync_code
+    from ._code import sync_code
 
     started = time.perf_counter()
     try:

@@ -8,7 +8,7 @@ cluster whose workers have all left mid-study.
 
 While the backend is open, the loggers of ``distributed`` are silenced through ``logging``'s
 configuration (their levels, restored on close): losing the scheduler is one line from the study
-(:class:`~._learn_backend.BackendLost`), not the client's reconnection tracebacks. A task that raises
+(:class:`~._backend.BackendLost`), not the client's reconnection tracebacks. A task that raises
 on a worker says which worker (``on worker tcp://...``).
 """
 
@@ -22,8 +22,8 @@ from collections.abc import Callable, Mapping
 from concurrent.futures import CancelledError
 from typing import Any
 
-from ._learn_backend import BackendLost, Done, Failure, TasksFailed, call_task, failure
-from ._settings import StudyError
+from ._backend import BackendLost, Done, Failure, TasksFailed, call_task, failure
+from ._errors import StudyError
 
 __all__ = ["CONNECT_TIMEOUT", "DEFAULT_WORKER_TIMEOUT", "DaskBackend"]
 

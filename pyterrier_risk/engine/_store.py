@@ -4,7 +4,7 @@ Nothing stored runs as code. Each task is one file ``tasks/<key>.npz``: an uncom
 (``numpy.load`` reads it) of
 
 * ``task.json``: the format and its version, the task key, the scalar fields of the
-  :class:`~._learn_task.TaskResult` and the layout of its frames (column names and dtypes);
+  :class:`~._task.TaskResult` and the layout of its frames (column names and dtypes);
 * one ``.npy`` array per array or frame column: numbers as they are (``float64``, ``int64``, ...),
   strings as their UTF-8 bytes (``uint8``) with the end offset of each string (``int64``).
 
@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ._learn_task import ReferenceResult, TaskResult
+from ._task import ReferenceResult, TaskResult
 
 __all__ = ["FORMAT", "VERSION", "TaskStore"]
 

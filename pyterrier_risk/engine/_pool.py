@@ -21,8 +21,8 @@ from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wai
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any
 
-from ._learn_backend import Done, TaskError, TasksFailed, call_task, failure
-from ._settings import StudyError
+from ._backend import Done, TaskError, TasksFailed, call_task, failure
+from ._errors import StudyError
 
 __all__ = ["InProcess", "LocalPool"]
 

@@ -1,7 +1,7 @@
 """What a learning study returns (:class:`RiskStudyResult`) and how it is written (:func:`write_study`).
 
-The tables are pure functions of the result's frames (:mod:`._learn_tables`); the files are written into a
-staging folder and moved in as one set, with a manifest, under the folder's lock (:mod:`._learn_folder`).
+The tables are pure functions of the result's frames (:mod:`._tables`); the files are written into a
+staging folder and moved in as one set, with a manifest, under the folder's lock (:mod:`._folder`).
 """
 
 from __future__ import annotations
@@ -15,8 +15,8 @@ from typing import Any
 
 import pandas as pd
 
-from ._learn_settings import REFERENCE, LearnSettings
-from ._settings import StudyError
+from ._errors import StudyError
+from ._settings import REFERENCE, LearnSettings
 
 __all__ = ["PER_QUERY_HEADER", "RiskStudyResult", "run_name", "write_study"]
 
@@ -25,9 +25,9 @@ PER_QUERY_HEADER = ("# NDCG@10 per test query of each model and baseline (gains 
 
 
 def _tables() -> Any:
-    from . import _learn_tables
+    from . import _tables
 
-    return _learn_tables
+    return _tables
 
 
 @dataclass(frozen=True)
@@ -125,7 +125,7 @@ class RiskStudyResult:
 
 def _labels(settings: Any, objectives: Any) -> dict[str, str]:
     """Each objective's label in the tables; the neural learner's reference is LambdaLoss (CIKM 2018)."""
-    from ._learn_tables import objective_labels
+    from ._tables import objective_labels
 
     names = objective_labels(objectives)
     if getattr(settings, "learner", "lambdamart") == "neural" and REFERENCE in names:
@@ -162,7 +162,7 @@ def _summary(result: RiskStudyResult) -> str:
 
 def _measure_caption(settings: Any) -> str:
     """The tables' measure in their caption: ours with its gains, or LETOR's with the script's version."""
-    from ._learn_settings import LEARN_MEASURES
+    from ._settings import LEARN_MEASURES
 
     measure = getattr(settings, "measure", "ndcg")
     return "NDCG@10 with gains 2^label − 1" if measure == "ndcg" else LEARN_MEASURES[measure]
@@ -201,10 +201,10 @@ def write_study(result: Any, out: Path, *, format: str = "markdown", decimals: i
     """Write a study's files into ``out`` (see :meth:`RiskStudyResult.write`) as one consistent set.
 
     The files are written into a hidden staging folder in ``out`` (each with ``atomic_write``) and moved
-    in together with ``manifest.json`` under the folder's lock (:func:`._learn_folder.publish`); the
+    in together with ``manifest.json`` under the folder's lock (:func:`._folder.publish`); the
     previous set's files this one lacks are removed, and nothing else.
     """
-    from ._learn_folder import check_run_names, publish
+    from ._folder import check_run_names, publish
 
     if format not in ("markdown", "latex", "csv"):
         raise StudyError(f"format must be markdown, latex or csv, got {format!r}")

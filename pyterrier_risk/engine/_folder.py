@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from ..data import signals_held, sync_folder
-from ._settings import StudyError
+from ._errors import StudyError
 
 __all__ = ["MANIFEST_FILE", "check_out_inputs", "check_run_names", "publish", "study_lock"]
 
@@ -42,7 +42,7 @@ MANIFEST_FILE = "manifest.json"
 JOURNAL_FILE = ".pending"
 STAGING_PREFIX = ".staging-"
 MANIFEST_FORMAT = "pyterrier-risk/learn-files"
-#: the only paths a manifest may name: what :func:`~._learn_result.write_study` writes
+#: the only paths a manifest may name: what :func:`~._result.write_study` writes
 _STUDY_FILE = re.compile(
     r"(per_query|curves|kendall|models)\.csv|qrels\.txt|tables\.(md|tex|csv)|risk_gain\.png|settings\.json"
     r"|runs/[^/\\]+\.run"

@@ -3,9 +3,9 @@
 The learner's counterpart of ``pyterrier-risk eval`` (issue 22): every objective at every α and seed on
 every fold, each model compared per test query with plain LambdaMART trained with the same seed and
 parameters, as the papers' learner tables report (Dinçer et al. 2016 Table 7; Wang et al. 2012 §5.8-5.9).
-The tasks run in this process, on a local process pool or a Dask cluster (:mod:`._learn_backend`), one
-fit per task (:mod:`._learn_task`); the tables are pure functions of the result's frames
-(:mod:`._learn_tables`).
+The tasks run in this process, on a local process pool or a Dask cluster (:mod:`._backend`), one
+fit per task (:mod:`._task`); the tables are pure functions of the result's frames
+(:mod:`._tables`).
 """
 
 from __future__ import annotations
@@ -19,12 +19,13 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, cast
 
-from ._learn_backend import Backend, TasksFailed
-from ._learn_dask import DEFAULT_WORKER_TIMEOUT, DaskBackend
-from ._learn_folder import check_out_inputs, check_run_names, study_lock
-from ._learn_pool import InProcess, LocalPool
-from ._learn_result import RiskStudyResult, run_name
-from ._learn_settings import (
+from ._backend import Backend, TasksFailed
+from ._dask import DEFAULT_WORKER_TIMEOUT, DaskBackend
+from ._errors import StudyError
+from ._folder import check_out_inputs, check_run_names, study_lock
+from ._pool import InProcess, LocalPool
+from ._result import RiskStudyResult, run_name
+from ._settings import (
     DEFAULT_EARLY_STOPPING,
     DEFAULT_LEARN_ALPHAS,
     DEFAULT_LEARN_ROUNDS,
@@ -39,10 +40,9 @@ from ._learn_settings import (
     check_models,
     learn_settings,
 )
-from ._learn_tables import DEFAULT_CORRECTION, DEFAULT_TEST
-from ._learn_tables import _check_options as check_table_options
-from ._learn_task import LearnTask, TaskResult, task_key
-from ._settings import StudyError
+from ._tables import DEFAULT_CORRECTION, DEFAULT_TEST
+from ._tables import _check_options as check_table_options
+from ._task import LearnTask, TaskResult, task_key
 
 __all__ = ["RiskStudyResult", "risk_study"]
 
@@ -146,7 +146,7 @@ def _tasks(settings: LearnSettings, folds: list[Any], width: int) -> list[LearnT
     Per seed, the reference first, then every objective at every α.
     """
     from .. import __version__
-    from ._learn_code import code_digest, main_class
+    from ._code import code_digest, main_class
 
     code = {o: (code_digest(settings.imports, o), main_class(o)) for o in (REFERENCE, *settings.objectives)}
     out = []
@@ -258,16 +258,16 @@ def _execute(tasks: list[LearnTask], store: Any, backend: Backend, progress: boo
              folder: Path | None = None) -> None:
     """Run on ``backend`` the tasks the store lacks, storing each result as it arrives.
 
-    Progress is a bar on a terminal and lines otherwise (:class:`~._learn_progress.Progress`), also
+    Progress is a bar on a terminal and lines otherwise (:class:`~._progress.Progress`), also
     kept in ``folder/learn.log``. SIGTERM interrupts as Ctrl-C does.
 
     Raises:
         StudyError: a task failed (its traceback in ``folder/errors.log``), killed its worker twice, or
             the backend was lost; the finished tasks are stored, and a rerun resumes.
     """
-    from ._learn_backend import BackendLost, terminate_as_interrupt
-    from ._learn_progress import Progress
-    from ._learn_task import run_task
+    from ._backend import BackendLost, terminate_as_interrupt
+    from ._progress import Progress
+    from ._task import run_task
 
     keyed = {task_key(t): t for t in tasks}
     todo = {k: t for k, t in keyed.items() if store.get(k) is None}
@@ -364,7 +364,7 @@ def risk_study(
         learner: ``'lambdamart'`` (LightGBM, :class:`~pyterrier_risk.RiskLambdaMART`) or ``'neural'``
             (:class:`~pyterrier_risk.RiskNeuralRanker`, needs the ``neural`` extra): every model of the
             study, the reference included, is trained by it; ``rounds`` are then epochs, ``params`` the
-            estimator's keyword arguments and ``seeds`` its seeds (see :mod:`._learn_neural`).
+            estimator's keyword arguments and ``seeds`` its seeds (see :mod:`._neural`).
         device: the neural learner's device: ``'cpu'`` (the default in a study: deterministic, the
             same results on any worker count), ``'cuda'``, ``'cuda:N'`` or ``'auto'`` (resolved once).
 
@@ -380,8 +380,8 @@ def risk_study(
             tasks are kept: a rerun resumes.
         KeyboardInterrupt: Ctrl-C, or SIGTERM while the tasks run (in the main thread).
     """
-    from ._learn_output import assemble
-    from ._learn_store import TaskStore
+    from ._output import assemble
+    from ._store import TaskStore
 
     settings = learn_settings(
         data, baseline=baseline, baselines=baselines, objectives=objectives, alphas=alphas, seeds=seeds,

@@ -27,7 +27,7 @@ from typing import Any
 
 import numpy as np
 
-from ._settings import StudyError
+from ._errors import StudyError
 
 __all__ = [
     "DEFAULT_LEARNER",

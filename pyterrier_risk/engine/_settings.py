@@ -27,9 +27,10 @@ from ..learning import (
     get_objective,
     lightgbm_parameter_name,
     lightgbm_parameters,
+    risk_objectives,
 )
 from ._baseline_names import named_baselines
-from ._settings import StudyError, risk_objectives
+from ._errors import StudyError
 
 __all__ = [
     "DEFAULT_EARLY_STOPPING",
@@ -153,7 +154,7 @@ class LearnSettings:
     n_folds: int = 0
     notes: tuple[str, ...] = field(default=())  # what the study noticed in its inputs (settings.json)
     measure: str = "ndcg"  # a key of LEARN_MEASURES: the tables' measure and early stopping's
-    learner: str = "lambdamart"  # or "neural" (study/_learn_neural.py)
+    learner: str = "lambdamart"  # or "neural" (study/_neural.py)
     device: str | None = None  # the neural learner's device (None for LightGBM)
 
     @property
@@ -457,7 +458,7 @@ def learn_settings(
         StudyError: a one-line message naming the argument and the problem (a :class:`SettingError`,
             whose :meth:`~SettingError.render` names the argument as the command line does).
     """
-    from ._learn_neural import check_learner
+    from ._neural import check_learner
 
     learner, device = check_learner(learner, device)
     if learner != "lambdamart" and measure == "letor":
@@ -513,7 +514,7 @@ def check_models(settings: LearnSettings) -> None:
         raise SettingError(f"⟨options⟩ {unknown[0]}: no objective of the study has it "
                            f"({', '.join(settings.objectives)})")
     if settings.learner != "lambdamart":
-        from ._learn_neural import check_neural_models
+        from ._neural import check_neural_models
 
         kinds = [(n, max(settings.alphas) if n != REFERENCE else 0.0, objective_options(settings, n))
                  for n in (REFERENCE, *settings.objectives)]  # fmt: skip

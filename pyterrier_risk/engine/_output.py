@@ -12,9 +12,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ._learn_settings import REFERENCE, LearnSettings
-from ._learn_task import ReferenceResult, TaskResult
-from ._settings import StudyError
+from ._errors import StudyError
+from ._settings import REFERENCE, LearnSettings
+from ._task import ReferenceResult, TaskResult
 
 __all__ = ["assemble"]
 
@@ -82,7 +82,7 @@ def _row(r: TaskResult, **values: Any) -> dict[str, Any]:
 
 def assemble(settings: LearnSettings, tasks: Sequence[Any], results: Sequence[TaskResult]) -> Any:
     """The :class:`RiskStudyResult` of the tasks' results (in the tasks' order)."""
-    from ._learn_result import RiskStudyResult
+    from ._result import RiskStudyResult
 
     names = [b.name for b in settings.all_baselines()]
     models = pd.DataFrame([_row(r, sha256=r.sha256, best_iteration=r.best_iteration) for r in results])

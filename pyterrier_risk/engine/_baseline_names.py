@@ -15,10 +15,10 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ._settings import StudyError
+from ._errors import StudyError
 
 if TYPE_CHECKING:
-    from ._learn_settings import Baseline
+    from ._settings import Baseline
 
 __all__ = ["named_baselines", "read_feature_names"]
 
