@@ -1,8 +1,8 @@
-"""Shared fixtures: where the real data lives, and an offline ir_datasets home.
+"""Fixtures and hooks pytest provides to every test file: an offline ir_datasets home, the seeded
+hypothesis profile, the shared data folder and a clean objective registry.
 
-Real-data tests read ``$PYTERRIER_RISK_DATA`` (default ``../shared/data`` next to the repository).
-When it is missing they skip with a reason, unless ``PYTERRIER_RISK_REQUIRE_DATA=1`` (set by
-``.ci/run``), in which case they fail: CI must never silently skip the evidence.
+Plain helpers (``REPO``, ``DATA``, ``data_path``, ``FAST``, ``synthetic``, ``native_model``) live in
+``tests/helpers.py``; test files import them from there, never from this file.
 
 Property tests are seeded (hypothesis profile ``seeded``: the same examples on every run of one
 hypothesis version, so a red CI is never a coin toss). ``HYPOTHESIS_PROFILE=explore`` draws new
@@ -17,15 +17,12 @@ import tempfile
 from pathlib import Path
 
 import pytest
+from helpers import DATA, data_path
 from hypothesis import settings
 
 settings.register_profile("seeded", derandomize=True, database=None)
 settings.register_profile("explore", derandomize=False)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "seeded"))
-
-REPO = Path(__file__).resolve().parents[1]
-DATA = Path(os.environ.get("PYTERRIER_RISK_DATA", REPO.parent / "shared" / "data"))
-REQUIRE_DATA = os.environ.get("PYTERRIER_RISK_REQUIRE_DATA", "") not in ("", "0")
 
 
 def _offline_irds_home() -> None:
@@ -46,80 +43,10 @@ _offline_irds_home()
 os.environ.setdefault("MPLBACKEND", "Agg")
 
 
-def data_path(*parts: str) -> Path:
-    """Path inside the shared data folder, or skip (fail under CI) when it is absent."""
-    path = DATA.joinpath(*parts)
-    if not path.exists():
-        message = f"real data not found at {path} (set PYTERRIER_RISK_DATA to the shared/data folder)"
-        if REQUIRE_DATA:
-            pytest.fail(message)
-        pytest.skip(message)
-    return path
-
-
 @pytest.fixture
 def shared_data() -> Path:
     """The shared data folder (skips, or fails in CI, when absent)."""
     return data_path()
-
-
-# ------------------------------------------------- the learner's shared synthetic data (RiskLambdaMART tests)
-#: LightGBM settings of the learner tests: small trees, one thread, deterministic
-FAST = {
-    "num_leaves": 4,
-    "min_data_in_leaf": 3,
-    "learning_rate": 0.2,
-    "num_threads": 1,
-    "seed": 1,
-    "deterministic": True,
-    "force_row_wise": True,
-}
-
-
-def synthetic(n_queries: int = 8, n_docs: int = 10, n_features: int = 4, seed: int = 0):
-    """Candidates (with a first-stage score) and qrels; feature 0 is informative, others noise."""
-    import numpy as np
-    import pandas as pd
-    import pyterrier as pt
-
-    rng = np.random.default_rng(seed)
-    rows, qrels = [], []
-    for q in range(n_queries):
-        labels = rng.integers(0, 3, size=n_docs)
-        labels[0], labels[1] = 0, 2  # every query has two label values
-        for d in range(n_docs):
-            feats = rng.random(n_features)
-            feats[0] = labels[d] + rng.normal(0, 0.7)
-            rows.append(
-                {
-                    "qid": f"q{q}",
-                    "query": f"query {q}",
-                    "docno": f"d{q}_{d}",
-                    "score": feats[0] + rng.normal(0, 1.0),
-                    "features": feats,
-                }
-            )
-            if d % 5 != 4:  # some candidates stay unjudged (label 0)
-                qrels.append({"qid": f"q{q}", "docno": f"d{q}_{d}", "label": int(labels[d])})
-    res = pd.DataFrame(rows)
-    return pt.model.add_ranks(res), pd.DataFrame(qrels)
-
-
-def native_model(res, qrels, rounds, **params):
-    """LightGBM's own lambdarank on the same rows, built independently of RiskLambdaMART."""
-    import lightgbm as lgb
-    import numpy as np
-
-    frame = res.merge(qrels, on=["qid", "docno"], how="left").fillna({"label": 0})
-    frame = frame.sort_values("qid", kind="stable")
-    x = np.stack(frame["features"].to_numpy())
-    group = frame.groupby("qid", sort=False).size().to_numpy()
-    booster = lgb.train(
-        {"objective": "lambdarank", "verbosity": -1, **params},
-        lgb.Dataset(x, frame["label"].to_numpy(), group=group),
-        num_boost_round=rounds,
-    )
-    return booster
 
 
 @pytest.fixture

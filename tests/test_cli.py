@@ -9,7 +9,7 @@ import ir_measures
 import numpy as np
 import pandas as pd
 import pytest
-from conftest import data_path
+from helpers import data_path
 
 from pyterrier_risk.cli import main
 from pyterrier_risk.measures import parse_measure

@@ -17,7 +17,7 @@ import ir_measures
 import numpy as np
 import pandas as pd
 import pytest
-from conftest import data_path
+from helpers import data_path
 from scipy import stats
 
 from pyterrier_risk import parse_measure

@@ -17,7 +17,7 @@ import warnings
 
 import pandas as pd
 import pytest
-from conftest import data_path
+from helpers import data_path
 
 from pyterrier_risk.cli import _eval, main
 from pyterrier_risk.cli._common import CLIError

@@ -6,7 +6,7 @@ import io
 
 import pandas as pd
 import pytest
-from conftest import data_path
+from helpers import data_path
 
 import pyterrier_risk as ptr
 from pyterrier_risk.cli import main

@@ -12,7 +12,7 @@ import warnings
 import numpy as np
 import pandas as pd
 import pytest
-from conftest import FAST, synthetic
+from helpers import FAST, synthetic
 
 import pyterrier_risk as ptr
 from pyterrier_risk.learning import validation_curve

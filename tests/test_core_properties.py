@@ -153,7 +153,7 @@ def test_zrisk_does_not_increase_with_alpha(m, a1, a2):
 
 def _trec7_matrix(measure: str):
     import pandas as pd
-    from conftest import data_path
+    from helpers import data_path
 
     path = data_path("trec7-adhoc-terrier-runs", "reference_eval", "gdeval_c.csv")
     frame = pd.read_csv(path, dtype={"topic": str})

@@ -16,18 +16,14 @@ import os
 import subprocess
 import sys
 import textwrap
-from pathlib import Path
 
 import numba
 import numpy as np
 import pytest
+from helpers import FAST, REPO, synthetic
 
 import pyterrier_risk as ptr
 
-sys.path.insert(0, str(Path(__file__).parent))
-from conftest import FAST, synthetic  # noqa: E402
-
-REPO = Path(__file__).resolve().parents[1]
 GAIN = 2.0 ** np.arange(31) - 1.0
 
 

@@ -13,7 +13,7 @@ import ir_measures
 import numpy as np
 import pandas as pd
 import pytest
-from conftest import data_path
+from helpers import data_path
 from ir_measures import nDCG
 from scipy.stats import norm
 
@@ -607,7 +607,7 @@ def _cell_matches(shown, value):
 @pytest.mark.realdata
 def test_tutorial_tables_are_the_quick_demos(quick_study):
     """docs/tutorial.md shows the quick demo's tables: each one equals the run's CSV to the digits shown."""
-    from conftest import REPO
+    from helpers import REPO
 
     _, _, out = quick_study
     shown = _docs_tables(REPO / "docs" / "tutorial.md")

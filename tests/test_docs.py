@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from conftest import DATA, REPO, data_path
+from helpers import DATA, REPO, data_path
 
 PAGES = [REPO / "README.md", *sorted((REPO / "docs").glob("*.md"))]
 NO_CODE_PAGES = {"index.md", "api.md"}

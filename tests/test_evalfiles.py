@@ -13,7 +13,7 @@ import warnings
 import numpy as np
 import pandas as pd
 import pytest
-from conftest import data_path
+from helpers import data_path
 from ir_measures import AP, ERR, P, nDCG
 
 import pyterrier_risk as pr

@@ -12,7 +12,7 @@ import subprocess
 import sys
 
 import pytest
-from conftest import REPO, data_path
+from helpers import REPO, data_path
 
 pytestmark = pytest.mark.slow
 

@@ -8,7 +8,7 @@ import ir_measures
 import numpy as np
 import pandas as pd
 import pytest
-from conftest import data_path
+from helpers import data_path
 
 import pyterrier_risk as ptr
 from pyterrier_risk.measures import topic_matrices

@@ -292,7 +292,7 @@ def test_read_topics_layouts(tmp_path):
 # -- real data: TREC Web 2012, the official risk baseline ---------------------------------------------
 @pytest.mark.realdata
 def test_web2012_hurt_topics_and_break_even_alpha():
-    from conftest import data_path
+    from helpers import data_path
     from test_realdata_risk import GDEVAL_NDCG20, WEB_BASELINE, WEB_README, gdeval_per_topic
 
     folder = data_path("trec-web-2012-risk")

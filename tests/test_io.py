@@ -11,7 +11,7 @@ from decimal import Decimal
 import ir_measures
 import pandas as pd
 import pytest
-from conftest import data_path
+from helpers import data_path
 
 from pyterrier_risk import read_qrels, read_run
 from pyterrier_risk.core import TopicPolicyWarning

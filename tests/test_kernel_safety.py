@@ -18,7 +18,7 @@ import textwrap
 
 import numpy as np
 import pytest
-from conftest import REPO
+from helpers import REPO
 
 from pyterrier_risk.learning import KINDS, objective
 from pyterrier_risk.learning import _ndcg as N

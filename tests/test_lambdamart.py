@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 import pyterrier as pt
 import pytest
-from conftest import FAST, data_path, native_model, synthetic
+from helpers import FAST, data_path, native_model, synthetic
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 

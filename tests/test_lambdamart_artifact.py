@@ -19,13 +19,9 @@ import pandas as pd
 import pyterrier as pt
 import pytest
 import tomllib
+from helpers import FAST, REPO, synthetic
 
 from pyterrier_risk import RiskLambdaMART, learning
-
-sys.path.insert(0, str(Path(__file__).parent))
-from conftest import FAST, synthetic  # noqa: E402
-
-REPO = Path(__file__).resolve().parents[1]
 
 
 def declared_entry_points() -> dict[str, list[EntryPoint]]:

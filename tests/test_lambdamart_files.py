@@ -8,17 +8,12 @@ import re
 import subprocess
 import sys
 import textwrap
-from pathlib import Path
 
 import pytest
+from helpers import FAST, REPO, synthetic
 
 from pyterrier_risk import RiskLambdaMART
 from pyterrier_risk.learning._modeltext import check_model_text
-
-sys.path.insert(0, str(Path(__file__).parent))
-from conftest import FAST, synthetic  # noqa: E402
-
-REPO = Path(__file__).resolve().parents[1]
 
 
 @pytest.fixture(scope="module")

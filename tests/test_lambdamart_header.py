@@ -22,16 +22,13 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
+from helpers import FAST, REPO, synthetic
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from pyterrier_risk import RiskLambdaMART
 from pyterrier_risk.learning._modeltext import check_model_text
 
-sys.path.insert(0, str(Path(__file__).parent))
-from conftest import FAST, synthetic  # noqa: E402
-
-REPO = Path(__file__).resolve().parents[1]
 FUZZ = settings(deadline=None, max_examples=250, suppress_health_check=[HealthCheck.too_slow])
 KEYS = ["version", "num_class", "num_tree_per_iteration", "label_index", "max_feature_idx", "objective",
         "feature_names", "feature_infos", "tree_sizes", "average_output", "Tree", "tree", "num_leaves",

@@ -2,18 +2,14 @@
 
 from __future__ import annotations
 
-import sys
 import warnings
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
+from helpers import FAST, synthetic
 
 from pyterrier_risk import RiskLambdaMART, objective
-
-sys.path.insert(0, str(Path(__file__).parent))
-from conftest import FAST, synthetic  # noqa: E402
 
 
 @pytest.fixture(scope="module")

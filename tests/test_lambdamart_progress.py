@@ -6,18 +6,14 @@ import os
 import subprocess
 import sys
 import textwrap
-from pathlib import Path
 
 import numpy as np
 import pytest
+from helpers import FAST, REPO, synthetic
 
 from pyterrier_risk import RiskLambdaMART
 from pyterrier_risk.learning import RiskObjective
 
-sys.path.insert(0, str(Path(__file__).parent))
-from conftest import FAST, synthetic  # noqa: E402
-
-REPO = Path(__file__).resolve().parents[1]
 COMPILING = "compiling kernels (first use; cached in /somewhere)"
 
 

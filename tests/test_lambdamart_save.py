@@ -27,15 +27,12 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from helpers import FAST, REPO, child_env, synthetic
 
 from pyterrier_risk import RiskLambdaMART
 from pyterrier_risk.learning import ObjectiveNotImportableWarning
 
-sys.path.insert(0, str(Path(__file__).parent))
-from conftest import FAST, synthetic  # noqa: E402
-
-REPO = Path(__file__).resolve().parents[1]
-ENV = {**os.environ, "PYTHONPATH": str(REPO)}
+ENV = child_env()  # the child imports this checkout and tests/helpers.py
 MAX_MODEL_BYTES, MAX_JSON_BYTES = 2**30, 2**24  # docs/lambdamart.md, "Saving and loading"
 posix_only = pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="FIFOs and /dev/zero are POSIX")
 
@@ -134,8 +131,7 @@ INTERRUPTED_SAVES = """
     import os, random, signal, sys, time
     from pathlib import Path
     import numpy as np
-    sys.path.insert(0, {tests!r})
-    from conftest import FAST, synthetic
+    from helpers import FAST, synthetic
     from pyterrier_risk import RiskLambdaMART
 
     res, qrels = synthetic()
@@ -198,7 +194,7 @@ def test_an_interrupted_save_leaves_no_folder_or_a_complete_one(tmp_path):
     """SIGINT at random moments of 100 saves (new and existing folders): never a mix, never a leftover."""
     root = tmp_path / "root"
     root.mkdir()
-    code = INTERRUPTED_SAVES.format(tests=str(REPO / "tests"), root=str(root), n=100)
+    code = INTERRUPTED_SAVES.format(root=str(root), n=100)
     result = run_python(code)
     assert result.returncode == 0, result.stderr[-3000:]
     per_save, outcomes = result.stdout.splitlines()[0].split(" ", 1)
@@ -211,8 +207,7 @@ def test_an_interrupted_save_leaves_no_folder_or_a_complete_one(tmp_path):
 SAVE_LOOP = """
     import sys
     from pathlib import Path
-    sys.path.insert(0, {tests!r})
-    from conftest import FAST, synthetic
+    from helpers import FAST, synthetic
     from pyterrier_risk import RiskLambdaMART
 
     res, qrels = synthetic()
@@ -231,7 +226,7 @@ def test_ctrl_c_to_a_process_saving_in_a_loop_leaves_complete_folders(tmp_path):
     root = tmp_path / "root"
     root.mkdir()
     child = subprocess.Popen(
-        [sys.executable, "-c", textwrap.dedent(SAVE_LOOP.format(tests=str(REPO / "tests"), root=str(root)))],
+        [sys.executable, "-c", textwrap.dedent(SAVE_LOOP.format(root=str(root)))],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=ENV,
     )  # fmt: skip
     try:
@@ -277,13 +272,11 @@ def test_saving_into_a_folder_keeps_its_other_files(saved, tmp_path):
 
 # ------------------------------------------------------------------------------- __main__ objectives
 SCRIPT = """
-import sys
 import warnings
 
 import numpy as np
 
-sys.path.insert(0, {tests!r})
-from conftest import FAST, synthetic
+from helpers import FAST, synthetic
 
 import pyterrier_risk as ptr
 
@@ -310,7 +303,7 @@ for w in caught:
 
 def test_saving_an_objective_of_main_warns_that_no_other_process_can_load_it(tmp_path):
     script = tmp_path / "train.py"
-    script.write_text(SCRIPT.format(tests=str(REPO / "tests"), folder=str(tmp_path / "model")))
+    script.write_text(SCRIPT.format(folder=str(tmp_path / "model")))
     result = subprocess.run(
         [sys.executable, str(script)], capture_output=True, text=True, env=ENV, timeout=300
     )

@@ -9,7 +9,7 @@ import ast
 import re
 
 import pytest
-from conftest import REPO
+from helpers import REPO
 
 PKG = REPO / "pyterrier_risk"
 # a layer may import its own and lower layers only (docs/architecture in pyterrier_risk/__init__.py)

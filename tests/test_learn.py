@@ -18,11 +18,11 @@ import numpy as np
 import pandas as pd
 import pytest
 from _learn_data import DYING_MODULE, partitions
+from helpers import REPO
 
 import pyterrier_risk as ptr
 from pyterrier_risk.study import StudyError
 
-REPO = Path(__file__).resolve().parents[1]
 SMALL = {"baseline": 1, "baselines": [1, 2, 3], "objectives": ["tfaro", "tfaro_star"], "alphas": [5],
          "rounds": 5, "early_stopping": None, "progress": False}  # fmt: skip
 

@@ -23,11 +23,11 @@ from pathlib import Path
 
 import pytest
 from _learn_data import partitions
+from helpers import REPO
 
 import pyterrier_risk as ptr
 from pyterrier_risk.study import StudyError
 
-REPO = Path(__file__).resolve().parents[1]
 ARGS = ["--baseline", "1", "--objective", "tfaro", "--alpha", "5", "--rounds", "3", "--no-progress"]
 PYTHON_ARGS = {"baseline": 1, "objectives": ["tfaro"], "alphas": [5], "rounds": 3, "workers": 1,
                "progress": False}  # ARGS in Python

@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 import pytest
 from _learn_data import partitions
-from conftest import data_path
+from helpers import data_path
 
 import pyterrier_risk as ptr
 from pyterrier_risk.cli import main

@@ -22,11 +22,10 @@ import numpy as np
 import pandas as pd
 import pytest
 from _learn_data import letor_lines, partitions
+from helpers import REPO
 
 import pyterrier_risk as ptr
 from pyterrier_risk.study import StudyError
-
-REPO = Path(__file__).resolve().parents[1]
 
 
 @pytest.fixture(scope="module")

@@ -26,11 +26,11 @@ from pathlib import Path
 
 import pytest
 from _learn_data import partitions
+from helpers import REPO
 
 import pyterrier_risk as ptr
 from pyterrier_risk.study import StudyError
 
-REPO = Path(__file__).resolve().parents[1]
 SMALL = {"baseline": 1, "baselines": [1, 2, 3], "objectives": ["tfaro"], "rounds": 3, "progress": False,
          "workers": 1}  # fmt: skip
 CLI = ["--baseline", "1", "--baselines", "1", "2", "3", "--objective", "tfaro", "--rounds", "3",
@@ -109,7 +109,8 @@ def test_a_users_files_survive_and_only_the_earlier_studys_files_go(data, studie
 
 
 @pytest.mark.parametrize("what", ["baseline", "data", "import"])
-def test_an_out_that_holds_an_input_is_refused_before_any_training(data, tmp_path, capsys, what):
+def test_an_out_that_holds_an_input_is_refused_before_any_training(data, tmp_path, capsys, monkeypatch,
+                                                                    what):
     from pyterrier_risk.cli import main
 
     out = tmp_path / "W"
@@ -125,14 +126,12 @@ def test_an_out_that_holds_an_input_is_refused_before_any_training(data, tmp_pat
         args[0] = str(shutil.copytree(data, out / "data"))
     else:
         (out / "my_objectives.py").write_text("")
-        sys.path.insert(0, str(out))
+        monkeypatch.syspath_prepend(out)  # undone after the test
         args += ["--import", "my_objectives"]
     try:
         status = main(["learn", *args])
     finally:
         sys.modules.pop("my_objectives", None)
-        if what == "import":
-            sys.path.remove(str(out))
     err = capsys.readouterr().err
     assert status == 2 and err.count("\n") == 1 and err.startswith("pyterrier-risk: error: --out "), err
     assert {"baseline": "the baseline run 'ranker01'", "data": "the data (DATA)",

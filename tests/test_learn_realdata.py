@@ -9,7 +9,7 @@ the same numbers.
 from __future__ import annotations
 
 import pytest
-from conftest import data_path
+from helpers import data_path
 
 import pyterrier_risk as ptr
 

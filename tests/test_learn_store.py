@@ -23,12 +23,12 @@ import numpy as np
 import pandas as pd
 import pytest
 from _learn_data import partitions
+from helpers import REPO
 
 import pyterrier_risk as ptr
 from pyterrier_risk.engine._store import TaskStore, decode, encode
 from pyterrier_risk.engine._task import ReferenceResult, TaskResult
 
-REPO = Path(__file__).resolve().parents[1]
 SMALL = ["--baseline", "1", "--objective", "tfaro", "--alpha", "5", "--rounds", "5", "--no-progress",
          "--workers", "1"]  # fmt: skip
 KEY = "ab" * 32

@@ -5,7 +5,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import data_path
+from helpers import data_path
 from hypothesis import given, settings
 from hypothesis import strategies as st
 

@@ -18,7 +18,7 @@ import ir_measures
 import numpy as np
 import pandas as pd
 import pytest
-from conftest import data_path
+from helpers import data_path
 
 import pyterrier_risk as pr
 from pyterrier_risk.core import letor_ndcg, letor_ndcg_by_query

@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-from conftest import data_path
+from helpers import data_path
 from hypothesis import given
 from hypothesis import strategies as st
 

@@ -8,7 +8,7 @@ import ir_measures
 import numpy as np
 import pandas as pd
 import pytest
-from conftest import data_path
+from helpers import data_path
 from ir_measures import nDCG
 
 from pyterrier_risk.data import read_letor

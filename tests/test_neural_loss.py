@@ -12,22 +12,20 @@ import math
 import subprocess
 import sys
 import textwrap
-from pathlib import Path
 
 import numba
 import numpy as np
 import pytest
+from helpers import REPO
 
 torch = pytest.importorskip(
     "torch", reason="the neural tests need PyTorch: pip install 'pyterrier-risk[neural]'"
 )
 
-import pyterrier_risk as ptr  # noqa: E402
-
-sys.path.insert(0, str(Path(__file__).parent))
 from _allrank import import_allrank_losses  # noqa: E402
 
-REPO = Path(__file__).resolve().parents[1]
+import pyterrier_risk as ptr  # noqa: E402
+
 GAIN = 2.0 ** np.arange(31) - 1.0
 pytestmark = pytest.mark.usefixtures("clean_registry")  # conftest: registration is process-wide
 

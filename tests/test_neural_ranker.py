@@ -1,6 +1,6 @@
 """``ptr.RiskNeuralRanker``: the neural estimator over ``features`` (issue 28, item 2).
 
-Tiny synthetic data (conftest's ``synthetic``) and a few epochs: the tests check the contract the
+Tiny synthetic data (``synthetic`` of tests/helpers.py) and a few epochs: the tests check the contract the
 study relies on (``best_iteration_``, ``validation_ndcg_``, ``weights_sha256()``), determinism,
 the artifact round trip and the one-line errors, not ranking quality.
 """
@@ -8,15 +8,14 @@ the artifact round trip and the one-line errors, not ranking quality.
 from __future__ import annotations
 
 import json
-import sys
 from importlib.metadata import EntryPoint
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pyterrier as pt
 import pytest
 import tomllib
+from helpers import REPO, synthetic
 
 torch = pytest.importorskip(
     "torch", reason="the neural tests need PyTorch: pip install 'pyterrier-risk[neural]'"
@@ -24,10 +23,6 @@ torch = pytest.importorskip(
 
 import pyterrier_risk as ptr  # noqa: E402
 
-sys.path.insert(0, str(Path(__file__).parent))
-from conftest import synthetic  # noqa: E402
-
-REPO = Path(__file__).resolve().parents[1]
 TRAIN = [f"q{i}" for i in range(8)]
 SMALL = {"epochs": 12, "batch_size": 4, "hidden": (16,), "early_stopping": 3}
 

@@ -18,11 +18,11 @@ import numpy as np
 import pandas as pd
 import pytest
 from _learn_data import partitions
+from helpers import REPO
 
 import pyterrier_risk as ptr
 from pyterrier_risk.study import StudyError
 
-REPO = Path(__file__).resolve().parents[1]
 SMALL = {"baseline": 1, "baselines": [1, 2, 3], "objectives": ["tfaro"], "alphas": [5],
          "seeds": [1], "rounds": 3, "early_stopping": 2, "progress": False, "learner": "neural"}  # fmt: skip
 #: a blocker that makes ``import torch`` fail as it does where PyTorch is not installed

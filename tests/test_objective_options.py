@@ -2,22 +2,18 @@
 
 from __future__ import annotations
 
-import sys
 import warnings
-from pathlib import Path
 
 import lightgbm as lgb
 import numpy as np
 import pytest
+from helpers import FAST, native_model, synthetic
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from pyterrier_risk import objective
 from pyterrier_risk.learning import RiskLambdaMART
 from pyterrier_risk.learning._objective import ALPHA_MAX
-
-sys.path.insert(0, str(Path(__file__).parent))
-from conftest import FAST, native_model, synthetic  # noqa: E402
 
 
 @pytest.fixture(autouse=True, scope="module")

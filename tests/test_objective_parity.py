@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from conftest import data_path
+from helpers import data_path
 
 from pyterrier_risk.data import read_letor
 from pyterrier_risk.learning import KINDS, objective

@@ -8,7 +8,7 @@ import sys
 
 import pytest
 import tomllib
-from conftest import REPO
+from helpers import REPO
 
 import pyterrier_risk
 

@@ -14,7 +14,7 @@ import warnings
 import numpy as np
 import pandas as pd
 import pytest
-from conftest import data_path
+from helpers import data_path
 from ir_measures import ERR, nDCG
 from scipy import stats
 

@@ -16,7 +16,7 @@ import ir_measures
 import numpy as np
 import pandas as pd
 import pytest
-from conftest import data_path
+from helpers import data_path
 
 from pyterrier_risk import parse_measure
 from pyterrier_risk.data import read_qrels, read_run

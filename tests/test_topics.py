@@ -250,7 +250,7 @@ def test_real_topic_files_read_as_before_and_as_pyterrier_reads_them():
     """TREC-7 (open TREC fields) and TREC Web 2012 (XML) read as before the parser was rewritten (first and
     last topic pinned); Vaswani's closed tags (``<num>1</num><title>...</title>``) as PyTerrier reads them."""
     import pyterrier as pt
-    from conftest import data_path
+    from helpers import data_path
 
     trec7 = pr.read_topics(data_path("trec7-adhoc-terrier-runs") / "topics.adhoc.351-400.txt")
     assert len(trec7) == 50 and trec7.iloc[0].tolist() == ["351", "Falkland petroleum exploration"]

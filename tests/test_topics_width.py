@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from conftest import data_path
+from helpers import data_path
 
 from pyterrier_risk.cli import main
 

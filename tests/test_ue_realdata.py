@@ -8,7 +8,7 @@ import ir_measures
 import numpy as np
 import pandas as pd
 import pytest
-from conftest import data_path
+from helpers import data_path
 from ir_measures import AP, nDCG
 
 from pyterrier_risk import UE, read_qrels, ue, ue_bounds
