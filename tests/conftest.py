@@ -17,7 +17,7 @@ import tempfile
 from pathlib import Path
 
 import pytest
-from helpers import DATA, data_path
+from helpers import DATA, data_path, synthetic
 from hypothesis import settings
 
 settings.register_profile("seeded", derandomize=True, database=None)
@@ -49,6 +49,26 @@ def shared_data() -> Path:
     return data_path()
 
 
+@pytest.fixture(scope="module")
+def synthetic_data():
+    """The learner tests' small synthetic candidates and qrels (``helpers.synthetic()``), once per module."""
+    return synthetic()
+
+
+@pytest.fixture(scope="module")
+def one_numba_thread():
+    """The objective's numba kernels on one thread: on a loaded 2-core machine spinning workers cost ~7x.
+
+    A module asks for it with ``pytestmark = pytest.mark.usefixtures("one_numba_thread")``.
+    """
+    import numba
+
+    before = numba.get_num_threads()
+    numba.set_num_threads(1)
+    yield
+    numba.set_num_threads(before)
+
+
 @pytest.fixture
 def clean_registry():
     """Unregister the objectives a test registers (registration is process-wide)."""
@@ -58,3 +78,14 @@ def clean_registry():
     yield
     for name in set(ptr.objective_names()) - before:
         ptr.unregister_objective(name)
+
+
+@pytest.fixture
+def downside_objective(clean_registry) -> str:
+    """A user's per-pair rule objective (``tests/user_objectives.py``), registered for the test; its name."""
+    from user_objectives import Downside
+
+    import pyterrier_risk as ptr
+
+    ptr.register_objective(Downside)
+    return Downside.name

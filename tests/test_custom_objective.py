@@ -17,7 +17,6 @@ import subprocess
 import sys
 import textwrap
 
-import numba
 import numpy as np
 import pytest
 from helpers import FAST, REPO, synthetic
@@ -58,25 +57,7 @@ class CVaR(ptr.Objective):
         return w
 
 
-@numba.njit
-def downside_rule(q, dm, improving, state):
-    model, baseline, alpha = state
-    if not improving and model[q] < baseline[q]:
-        return (1.0 + alpha) * dm
-    return dm
-
-
-class Downside(ptr.Objective):
-    """A per-pair rule: degrading swaps on a query below the baseline weigh 1 + α."""
-
-    name = "t_downside"
-    label = "Downside"
-    baseline = "single"
-
-    def weights(self, r):
-        state = (np.ascontiguousarray(r.model, dtype=np.float64),
-                 np.ascontiguousarray(r.baseline, dtype=np.float64), float(r.alpha))  # fmt: skip
-        return ptr.PairWeights(downside_rule, state)
+# (b)'s per-pair rule: the downside_objective fixture (conftest.py, tests/user_objectives.py)
 
 
 # ----------------------------------------------------------------------------- brute-force reference
@@ -209,8 +190,7 @@ def test_cvar_weights_the_worst_queries_more_than_lambdarank():
 
 # ----------------------------------------------------------------------------- (b) a per-pair rule
 @pytest.mark.parametrize("alpha", [0.0, 2.5])
-def test_pair_rule_equals_brute_force(alpha):
-    ptr.register_objective(Downside)
+def test_pair_rule_equals_brute_force(alpha, downside_objective):
     labels, scores, baseline, group = random_set(2)
     mm, _ = per_query(scores, labels, group)
     mb, _ = per_query(baseline, labels, group)
@@ -220,7 +200,7 @@ def test_pair_rule_equals_brute_force(alpha):
         return (1 + alpha) * dm if not improving and mm[q] < mb[q] else dm
 
     ref_g, ref_h = ref_gradients(scores, labels, group, weight, alpha)
-    g, h = call(ptr.objective("t_downside", alpha=alpha, baseline=baseline), labels, scores, group)
+    g, h = call(ptr.objective(downside_objective, alpha=alpha, baseline=baseline), labels, scores, group)
     np.testing.assert_allclose(g, ref_g, rtol=2e-6, atol=1e-9)
     np.testing.assert_allclose(h, ref_h, rtol=2e-6, atol=1e-9)
     if alpha == 0:

@@ -8,32 +8,18 @@ import numpy as np
 import pandas as pd
 import pyterrier as pt
 import pytest
-from helpers import FAST, data_path, native_model, synthetic
+from helpers import FAST, data_path, native_model
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from pyterrier_risk.learning import KINDS, RiskLambdaMART
 
-
-@pytest.fixture(autouse=True, scope="module")
-def one_numba_thread():
-    """The objective's numba kernels on one thread: on a loaded 2-core machine spinning workers cost ~7x."""
-    import numba
-
-    before = numba.get_num_threads()
-    numba.set_num_threads(1)
-    yield
-    numba.set_num_threads(before)
+pytestmark = pytest.mark.usefixtures("one_numba_thread")  # conftest: numba on one thread
 
 
 @pytest.fixture(scope="module")
-def data():
-    return synthetic()
-
-
-@pytest.fixture(scope="module")
-def trained(data):
-    res, qrels = data
+def trained(synthetic_data):
+    res, qrels = synthetic_data
     return RiskLambdaMART("lambdarank", num_boost_round=15, verbose=False, **FAST).fit(res, qrels)
 
 
@@ -101,8 +87,8 @@ def test_lightgbm_aliases_of_own_parameters_are_rejected(param, own):
 
 
 # ---------------------------------------------------------------------- transform
-def test_transform_scores_ranks_and_leaves_input_untouched(data, trained):
-    res, _ = data
+def test_transform_scores_ranks_and_leaves_input_untouched(synthetic_data, trained):
+    res, _ = synthetic_data
     before = res.copy(deep=True)
     out = trained.transform(res)
     pd.testing.assert_frame_equal(res, before)  # input not mutated
@@ -117,9 +103,9 @@ def test_transform_scores_ranks_and_leaves_input_untouched(data, trained):
 
 @settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(st.data())
-def test_transform_of_any_subset_in_any_order(data, trained, draw):
+def test_transform_of_any_subset_in_any_order(synthetic_data, trained, draw):
     """Property: scores follow the rows of any subset/permutation; ranks order each query by score."""
-    res, _ = data
+    res, _ = synthetic_data
     rows = draw.draw(st.lists(st.integers(0, len(res) - 1), min_size=1, max_size=len(res), unique=True))
     subset = res.iloc[rows]
     before = subset.copy(deep=True)
@@ -134,8 +120,8 @@ def test_transform_of_any_subset_in_any_order(data, trained, draw):
         assert np.all(np.diff(by_rank) <= 0)
 
 
-def test_transform_of_an_empty_frame(trained, data):
-    res, _ = data
+def test_transform_of_an_empty_frame(trained, synthetic_data):
+    res, _ = synthetic_data
     out = trained.transform(res.iloc[:0])
     assert len(out) == 0 and {"score", "rank"} <= set(out.columns)
     full = trained.transform(res)
@@ -147,8 +133,8 @@ def test_transform_of_an_empty_frame(trained, data):
     assert (bare["score"].dtype, bare["rank"].dtype) == (full["score"].dtype, full["rank"].dtype)
 
 
-def test_inspectable_without_training(data, trained):
-    res, _ = data
+def test_inspectable_without_training(synthetic_data, trained):
+    res, _ = synthetic_data
     untrained = RiskLambdaMART("urisk")
     assert pt.inspect.transformer_outputs(untrained, list(res.columns)) == [
         *res.columns
@@ -160,8 +146,8 @@ def test_inspectable_without_training(data, trained):
         pt.inspect.transformer_outputs(untrained, ["qid", "docno"])
 
 
-def test_transform_input_errors(trained, data):
-    res, _ = data
+def test_transform_input_errors(trained, synthetic_data):
+    res, _ = synthetic_data
     with pytest.raises(pt.validate.InputValidationError):
         trained.transform(res.drop(columns=["features"]))
     ragged = res.copy()
@@ -185,8 +171,8 @@ def test_transform_input_errors(trained, data):
 
 
 # ---------------------------------------------------------------------------- fit
-def test_fit_returns_self_and_matches_native_lambdarank(data):
-    res, qrels = data
+def test_fit_returns_self_and_matches_native_lambdarank(synthetic_data):
+    res, qrels = synthetic_data
     model = RiskLambdaMART("lambdarank", num_boost_round=20, verbose=False, **FAST)
     assert model.fit(res, qrels) is model
     assert model.best_iteration_ == 20 and model.num_features_ == 4
@@ -196,8 +182,8 @@ def test_fit_returns_self_and_matches_native_lambdarank(data):
     np.testing.assert_allclose(model.transform(res)["score"].to_numpy(), native.predict(x), rtol=0, atol=1e-5)
 
 
-def test_unjudged_candidates_get_label_zero(data):
-    res, qrels = data
+def test_unjudged_candidates_get_label_zero(synthetic_data):
+    res, qrels = synthetic_data
     full = res[["qid", "docno"]].merge(qrels, how="left").fillna({"label": 0})
     a = RiskLambdaMART("lambdarank", num_boost_round=10, verbose=False, **FAST).fit(res, qrels)
     b = RiskLambdaMART("lambdarank", num_boost_round=10, verbose=False, **FAST).fit(res, full)
@@ -209,8 +195,8 @@ def test_unjudged_candidates_get_label_zero(data):
     np.testing.assert_array_equal(a.transform(res)["score"], c.transform(res)["score"])
 
 
-def test_fit_is_independent_of_row_order(data):
-    res, qrels = data
+def test_fit_is_independent_of_row_order(synthetic_data):
+    res, qrels = synthetic_data
     shuffled = res.sample(frac=1.0, random_state=3)
     a = RiskLambdaMART("lambdarank", num_boost_round=10, verbose=False, **FAST).fit(res, qrels)
     b = RiskLambdaMART("lambdarank", num_boost_round=10, verbose=False, **FAST).fit(shuffled, qrels)
@@ -226,9 +212,9 @@ def test_fit_is_independent_of_row_order(data):
     assert out.index.equals(shuffled.index)
 
 
-def test_one_document_and_single_label_queries_follow_lightgbm(data):
+def test_one_document_and_single_label_queries_follow_lightgbm(synthetic_data):
     """Policy: such queries carry no gradient (as in native lambdarank); they are scored, not rejected."""
-    res, qrels = data
+    res, qrels = synthetic_data
     extra = pd.DataFrame(
         {
             "qid": ["q_one", "q_flat", "q_flat"],
@@ -275,16 +261,16 @@ def test_one_document_and_single_label_queries_follow_lightgbm(data):
         ("high", "non-numeric labels"),
     ],
 )
-def test_fit_rejects_bad_labels(data, label, message):
-    res, qrels = data
+def test_fit_rejects_bad_labels(synthetic_data, label, message):
+    res, qrels = synthetic_data
     bad = qrels.astype({"label": object})
     bad.at[0, "label"] = label
     with pytest.raises(ValueError, match=message):
         RiskLambdaMART("lambdarank", verbose=False).fit(res, bad)
 
 
-def test_fit_input_errors(data):
-    res, qrels = data
+def test_fit_input_errors(synthetic_data):
+    res, qrels = synthetic_data
     model = RiskLambdaMART("lambdarank", verbose=False, num_boost_round=2)
     with pytest.raises(pt.validate.InputValidationError):
         model.fit(res.drop(columns=["features"]), qrels)
@@ -318,8 +304,8 @@ def test_fit_input_errors(data):
         )
 
 
-def test_fit_does_not_modify_its_inputs(data):
-    res, qrels = data
+def test_fit_does_not_modify_its_inputs(synthetic_data):
+    res, qrels = synthetic_data
     res_before, qrels_before = res.copy(deep=True), qrels.copy(deep=True)
     rescorer = pt.apply.doc_score(lambda row: row["features"][2])
     RiskLambdaMART("georisk", baselines=[1, "score", rescorer], num_boost_round=3, verbose=False, **FAST).fit(
@@ -329,8 +315,8 @@ def test_fit_does_not_modify_its_inputs(data):
     pd.testing.assert_frame_equal(qrels, qrels_before)
 
 
-def test_fit_rejects_missing_labels_and_hints_at_the_fix(data):
-    res, qrels = data
+def test_fit_rejects_missing_labels_and_hints_at_the_fix(synthetic_data):
+    res, qrels = synthetic_data
     missing = qrels.astype({"label": float})
     missing.loc[4, "label"] = np.nan
     with pytest.raises(
@@ -343,8 +329,8 @@ def test_fit_rejects_missing_labels_and_hints_at_the_fix(data):
     assert "clip" not in str(info.value)
 
 
-def test_fit_rejects_training_data_without_two_label_values_in_any_query(data):
-    res, qrels = data
+def test_fit_rejects_training_data_without_two_label_values_in_any_query(synthetic_data):
+    res, qrels = synthetic_data
     with pytest.raises(ValueError, match="none of the 8 training queries has two different labels"):
         RiskLambdaMART("lambdarank", verbose=False).fit(res, qrels.assign(label=0))
     # one informative query is enough (the others are kept, without gradient: see the policy test)
@@ -352,9 +338,9 @@ def test_fit_rejects_training_data_without_two_label_values_in_any_query(data):
     RiskLambdaMART("lambdarank", num_boost_round=2, verbose=False, **FAST).fit(res, one)
 
 
-def test_nan_features_are_missing_values_infinite_features_an_error(data, trained):
+def test_nan_features_are_missing_values_infinite_features_an_error(synthetic_data, trained):
     """Policy: NaN is LightGBM's missing value (fit and transform); ±inf is rejected, naming the row."""
-    res, qrels = data
+    res, qrels = synthetic_data
     holes = res.copy()
     holes["features"] = [np.where(np.arange(4) == i % 4, np.nan, f) if i % 7 == 0 else f for i, f in
                          enumerate(res["features"])]  # fmt: skip
@@ -375,8 +361,8 @@ def test_nan_features_are_missing_values_infinite_features_an_error(data, traine
         RiskLambdaMART("lambdarank", verbose=False).fit(infinite, qrels)
 
 
-def test_early_stopping_on_the_validation_set(data):
-    res, qrels = data
+def test_early_stopping_on_the_validation_set(synthetic_data):
+    res, qrels = synthetic_data
     # validation labels reversed: training makes validation NDCG worse, so the best round is early
     reverse = qrels.assign(label=2 - qrels["label"])
     model = RiskLambdaMART("lambdarank", num_boost_round=40, early_stopping_rounds=3, verbose=False, **FAST)
@@ -391,8 +377,8 @@ def test_early_stopping_on_the_validation_set(data):
     assert full.fit(res, qrels, res, reverse).best_iteration_ == 12
 
 
-def test_progress_bar_while_training(data, capsys):
-    res, qrels = data
+def test_progress_bar_while_training(synthetic_data, capsys):
+    res, qrels = synthetic_data
     RiskLambdaMART("lambdarank", num_boost_round=5, verbose=True, **FAST).fit(res, qrels, res, qrels)
     err = capsys.readouterr().err
     assert "RiskLambdaMART(lambdarank)" in err and "5/5" in err and "ndcg@10" in err
@@ -406,8 +392,8 @@ def _column(model, res, qrels):
     return frame, x, _baseline_column
 
 
-def test_baseline_specs_resolve_to_row_aligned_scores(data):
-    res, qrels = data
+def test_baseline_specs_resolve_to_row_aligned_scores(synthetic_data):
+    res, qrels = synthetic_data
     frame, x, resolve = _column(RiskLambdaMART("lambdarank"), res, qrels)
     np.testing.assert_array_equal(resolve("score", frame, x, "baseline"), frame["score"].to_numpy())
     np.testing.assert_array_equal(resolve(2, frame, x, "baseline"), x[:, 2])
@@ -419,8 +405,8 @@ def test_baseline_specs_resolve_to_row_aligned_scores(data):
     np.testing.assert_allclose(resolve(reversed_rescorer, frame, x, "baseline"), x[:, 1] * 10)
 
 
-def test_baseline_spec_errors(data):
-    res, qrels = data
+def test_baseline_spec_errors(synthetic_data):
+    res, qrels = synthetic_data
     frame, x, resolve = _column(RiskLambdaMART("lambdarank"), res, qrels)
     with pytest.raises(ValueError, match="no column 'score'.*first-stage"):
         resolve("score", frame.drop(columns=["score"]), x, "baseline")
@@ -444,8 +430,8 @@ def test_baseline_spec_errors(data):
             resolve(holes, frame, x, "baselines[2]")
 
 
-def test_baseline_requirements_checked_at_fit(data):
-    res, qrels = data
+def test_baseline_requirements_checked_at_fit(synthetic_data):
+    res, qrels = synthetic_data
     with pytest.raises(ValueError, match="needs a baseline"):
         RiskLambdaMART("urisk", baseline=None, verbose=False).fit(res, qrels)
     with pytest.raises(ValueError, match="needs baselines"):
@@ -458,8 +444,8 @@ def test_baseline_requirements_checked_at_fit(data):
 
 # ------------------------------------------------------------------ risk objectives
 @pytest.mark.parametrize("kind", [k for k in KINDS if k != "lambdarank"])
-def test_every_kind_trains_and_alpha_zero_is_lambdarank(data, kind):
-    res, qrels = data
+def test_every_kind_trains_and_alpha_zero_is_lambdarank(synthetic_data, kind):
+    res, qrels = synthetic_data
     base = RiskLambdaMART("lambdarank", num_boost_round=8, verbose=False, **FAST).fit(res, qrels)
     zero = RiskLambdaMART(
         kind, alpha=0.0, baseline=1, baselines=[1, 2, "score"], num_boost_round=8, verbose=False, **FAST
@@ -473,8 +459,8 @@ def test_every_kind_trains_and_alpha_zero_is_lambdarank(data, kind):
     assert not np.allclose(risky_scores, base.transform(res)["score"], atol=1e-3), "alpha had no effect"
 
 
-def test_transformer_baseline_equals_feature_baseline(data):
-    res, qrels = data
+def test_transformer_baseline_equals_feature_baseline(synthetic_data):
+    res, qrels = synthetic_data
     as_feature = RiskLambdaMART("urisk", alpha=5.0, baseline=1, num_boost_round=8, verbose=False, **FAST)
     as_transformer = RiskLambdaMART(
         "urisk",
@@ -490,7 +476,7 @@ def test_transformer_baseline_equals_feature_baseline(data):
     )
 
 
-def test_objective_params_and_threads_reach_the_objective(data, monkeypatch):
+def test_objective_params_and_threads_reach_the_objective(synthetic_data, monkeypatch):
     import functools
 
     import pyterrier_risk.learning._objective as module
@@ -504,7 +490,7 @@ def test_objective_params_and_threads_reach_the_objective(data, monkeypatch):
         return original(kind, **kwargs)
 
     monkeypatch.setattr(module, "objective", spy)
-    res, qrels = data
+    res, qrels = synthetic_data
     model = RiskLambdaMART(
         "tsaro",
         alpha=2.0,
@@ -540,8 +526,8 @@ def test_objective_params_cannot_repeat_own_parameters():
 
 
 # ----------------------------------------------------------------------- pipeline
-def test_pipeline_composition_fit_and_transform(data):
-    res, qrels = data
+def test_pipeline_composition_fit_and_transform(synthetic_data):
+    res, qrels = synthetic_data
     topics = res[["qid", "query"]].drop_duplicates().reset_index(drop=True)
     retriever = pt.Transformer.from_df(res.drop(columns=["features"]))
     features = pt.apply.doc_features(
@@ -561,8 +547,8 @@ def test_pipeline_composition_fit_and_transform(data):
     assert "RiskLambdaMART('lambdarank'" in repr(pipeline)
 
 
-def test_pipeline_with_a_feature_union(data):
-    res, qrels = data
+def test_pipeline_with_a_feature_union(synthetic_data):
+    res, qrels = synthetic_data
     topics = res[["qid", "query"]].drop_duplicates().reset_index(drop=True)
     retriever = pt.Transformer.from_df(res.drop(columns=["features"]))
     union = (
@@ -587,8 +573,8 @@ def test_pipeline_with_a_feature_union(data):
 
 
 # ---------------------------------------------------------------------- save/load
-def test_save_load_round_trip_gives_identical_scores(data, tmp_path):
-    res, qrels = data
+def test_save_load_round_trip_gives_identical_scores(synthetic_data, tmp_path):
+    res, qrels = synthetic_data
     model = RiskLambdaMART(
         "lambdarank", alpha=2.0, cutoff=5, num_boost_round=30, early_stopping_rounds=2, verbose=False, **FAST
     )
@@ -604,8 +590,8 @@ def test_save_load_round_trip_gives_identical_scores(data, tmp_path):
     assert quiet.verbose is True
 
 
-def test_save_load_errors(data, tmp_path, trained):
-    res, qrels = data
+def test_save_load_errors(synthetic_data, tmp_path, trained):
+    res, qrels = synthetic_data
     with pytest.raises(ValueError, match="nothing to save"):
         RiskLambdaMART("lambdarank").save(tmp_path / "x")
     with pytest.raises(FileNotFoundError, match="not a saved RiskLambdaMART"):
@@ -624,8 +610,8 @@ def test_save_load_errors(data, tmp_path, trained):
     assert RiskLambdaMART.load(tmp_path / "t", baseline=rescorer).baseline is rescorer
 
 
-def test_save_load_with_a_transformer_among_several_baselines(data, tmp_path):
-    res, qrels = data
+def test_save_load_with_a_transformer_among_several_baselines(synthetic_data, tmp_path):
+    res, qrels = synthetic_data
     rescorer = pt.apply.doc_score(lambda r: r["features"][1])
     model = RiskLambdaMART(
         "georisk", baselines=[rescorer, "score"], num_boost_round=3, verbose=False, **FAST
@@ -641,8 +627,8 @@ def test_save_load_with_a_transformer_among_several_baselines(data, tmp_path):
     np.testing.assert_array_equal(again.transform(res)["score"], model.transform(res)["score"])
 
 
-def test_save_stores_numpy_parameters(data, tmp_path):
-    res, qrels = data
+def test_save_stores_numpy_parameters(synthetic_data, tmp_path):
+    res, qrels = synthetic_data
     model = RiskLambdaMART(
         "tsaro",
         alpha=np.float32(2.0),
@@ -660,8 +646,8 @@ def test_save_stores_numpy_parameters(data, tmp_path):
     assert loaded.fit(res, qrels).best_iteration_ == 3
 
 
-def test_a_failed_save_leaves_the_previous_model_intact(data, tmp_path):
-    res, qrels = data
+def test_a_failed_save_leaves_the_previous_model_intact(synthetic_data, tmp_path):
+    res, qrels = synthetic_data
     first = RiskLambdaMART("lambdarank", num_boost_round=4, verbose=False, **FAST).fit(res, qrels)
     first.save(tmp_path / "m")
     before = {f.name: f.read_bytes() for f in (tmp_path / "m").iterdir()}
@@ -674,8 +660,8 @@ def test_a_failed_save_leaves_the_previous_model_intact(data, tmp_path):
     pd.testing.assert_frame_equal(RiskLambdaMART.load(tmp_path / "m").transform(res), first.transform(res))
 
 
-def test_load_refuses_files_from_two_different_saves(data, tmp_path):
-    res, qrels = data
+def test_load_refuses_files_from_two_different_saves(synthetic_data, tmp_path):
+    res, qrels = synthetic_data
     a = RiskLambdaMART("lambdarank", num_boost_round=3, verbose=False, **FAST).fit(res, qrels)
     b = RiskLambdaMART("lambdarank", num_boost_round=5, verbose=False, **FAST).fit(res, qrels)
     a.save(tmp_path / "a")

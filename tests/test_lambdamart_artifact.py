@@ -19,7 +19,7 @@ import pandas as pd
 import pyterrier as pt
 import pytest
 import tomllib
-from helpers import FAST, REPO, synthetic
+from helpers import FAST, REPO
 
 from pyterrier_risk import RiskLambdaMART, learning
 
@@ -44,13 +44,8 @@ def our_entry_points(monkeypatch):
 
 
 @pytest.fixture(scope="module")
-def data():
-    return synthetic()
-
-
-@pytest.fixture(scope="module")
-def model(data):
-    res, qrels = data
+def model(synthetic_data):
+    res, qrels = synthetic_data
     return RiskLambdaMART("urisk", alpha=2.0, baseline=1, num_boost_round=4, verbose=False, **FAST).fit(
         res, qrels
     )
@@ -82,17 +77,17 @@ def test_the_entry_points_name_public_objects():
         assert name in learning.__all__ and ep.load() is getattr(learning, name)
 
 
-def test_artifact_load_finds_the_model(our_entry_points, model, data, tmp_path):
-    res, _ = data
+def test_artifact_load_finds_the_model(our_entry_points, model, synthetic_data, tmp_path):
+    res, _ = synthetic_data
     model.save(tmp_path / "m")
     loaded = pt.Artifact.load(str(tmp_path / "m"))
     assert isinstance(loaded, RiskLambdaMART) and repr(loaded) == repr(model)
     pd.testing.assert_frame_equal(loaded.transform(res), model.transform(res))
 
 
-def test_folders_saved_before_pt_meta_still_load(our_entry_points, model, data, tmp_path):
+def test_folders_saved_before_pt_meta_still_load(our_entry_points, model, synthetic_data, tmp_path):
     """A 0.1/0.2 folder (no pt_meta.json; 0.1: no digest either) loads both ways."""
-    res, _ = data
+    res, _ = synthetic_data
     model.save(tmp_path / "old")
     (tmp_path / "old" / "pt_meta.json").unlink()
     meta = json.loads((tmp_path / "old" / "risk_lambdamart.json").read_text())
@@ -121,9 +116,9 @@ def http_folder(tmp_path):
 
 
 def test_package_round_trip_through_from_url(
-    our_entry_points, model, data, tmp_path, http_folder, monkeypatch
+    our_entry_points, model, synthetic_data, tmp_path, http_folder, monkeypatch
 ):
-    res, _ = data
+    res, _ = synthetic_data
     www, url = http_folder
     monkeypatch.setenv("PYTERRIER_HOME", str(tmp_path / "pt_home"))
     model.save(tmp_path / "m")
@@ -161,10 +156,10 @@ class Downloaded(ptr.Objective):
 
 
 def test_a_downloaded_folder_imports_its_module_only_with_trust_remote_code(
-    our_entry_points, model, data, tmp_path, http_folder, monkeypatch, clean_registry
+    our_entry_points, model, synthetic_data, tmp_path, http_folder, monkeypatch, clean_registry
 ):
     """Issue 27, item 2, through from_url: the objective's module is imported only on request."""
-    res, _ = data
+    res, _ = synthetic_data
     www, url = http_folder
     monkeypatch.setenv("PYTERRIER_HOME", str(tmp_path / "pt_home"))
     model.save(tmp_path / "m")

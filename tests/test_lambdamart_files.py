@@ -10,21 +10,16 @@ import sys
 import textwrap
 
 import pytest
-from helpers import FAST, REPO, synthetic
+from helpers import FAST, REPO
 
 from pyterrier_risk import RiskLambdaMART
 from pyterrier_risk.learning._modeltext import check_model_text
 
 
 @pytest.fixture(scope="module")
-def data():
-    return synthetic()
-
-
-@pytest.fixture(scope="module")
-def saved(data, tmp_path_factory):
+def saved(synthetic_data, tmp_path_factory):
     """A model saved as version 0.1 did: no model_sha256 in its JSON (still format_version 1)."""
-    res, qrels = data
+    res, qrels = synthetic_data
     folder = tmp_path_factory.mktemp("v01") / "model"
     model = RiskLambdaMART("lambdarank", num_boost_round=5, verbose=False, **{**FAST, "num_leaves": 5})
     model.fit(res, qrels).save(folder)
@@ -152,9 +147,9 @@ def test_a_cycle_or_a_bad_index_among_the_nodes_is_refused(saved):
             check_model_text(edit_tree(text, 1, key, values), "m.txt")
 
 
-def test_saved_models_pass_the_check(data, tmp_path):
+def test_saved_models_pass_the_check(synthetic_data, tmp_path):
     """Plain, linear and one-split trees: what LightGBM writes passes."""
-    res, qrels = data
+    res, qrels = synthetic_data
     for i, params in enumerate(
         ({}, {"linear_tree": True}, {"num_leaves": 2}, {"max_depth": 1, "num_leaves": 3})
     ):

@@ -7,19 +7,14 @@ import warnings
 import numpy as np
 import pandas as pd
 import pytest
-from helpers import FAST, synthetic
+from helpers import FAST
 
 from pyterrier_risk import RiskLambdaMART, objective
 
 
 @pytest.fixture(scope="module")
-def data():
-    return synthetic()
-
-
-@pytest.fixture(scope="module")
-def trained(data):
-    res, qrels = data
+def trained(synthetic_data):
+    res, qrels = synthetic_data
     return RiskLambdaMART("lambdarank", num_boost_round=3, verbose=False, **FAST).fit(res, qrels)
 
 
@@ -32,8 +27,8 @@ def with_complex_row(res, as_objects=False):
 
 
 @pytest.mark.parametrize("as_objects", [False, True])
-def test_complex_features_are_refused_in_fit_and_transform(data, trained, as_objects):
-    res, qrels = data
+def test_complex_features_are_refused_in_fit_and_transform(synthetic_data, trained, as_objects):
+    res, qrels = synthetic_data
     bad = with_complex_row(res, as_objects)
     message = r"features must be numeric \(real numbers\), but qid 'q0' docno 'd0_7' has complex values"
     with warnings.catch_warnings():
@@ -46,8 +41,8 @@ def test_complex_features_are_refused_in_fit_and_transform(data, trained, as_obj
             RiskLambdaMART("lambdarank", verbose=False, **FAST).fit(res, qrels, bad, qrels)
 
 
-def test_real_valued_object_and_integer_features_still_work(data, trained):
-    res, _ = data
+def test_real_valued_object_and_integer_features_still_work(synthetic_data, trained):
+    res, _ = synthetic_data
     objects = res.assign(features=[np.array(list(f), dtype=object) for f in res["features"]])
     pd.testing.assert_frame_equal(
         trained.transform(objects), trained.transform(res).assign(features=objects["features"])
@@ -56,8 +51,8 @@ def test_real_valued_object_and_integer_features_still_work(data, trained):
     assert trained.transform(ints)["score"].notna().all()
 
 
-def test_complex_baselines_and_labels_are_refused(data):
-    res, qrels = data
+def test_complex_baselines_and_labels_are_refused(synthetic_data):
+    res, qrels = synthetic_data
     with pytest.raises(TypeError, match=r"baseline: column 'score' are complex numbers"):
         RiskLambdaMART("urisk", baseline="score", verbose=False, **FAST).fit(
             res.assign(score=res["score"] + 1j), qrels
@@ -74,8 +69,8 @@ def test_complex_baselines_and_labels_are_refused(data):
         objective("lambdarank")(np.array([0, 1 + 1j, 0, 1]), np.zeros(4), None, np.array([4]))
 
 
-def test_transform_refuses_repeated_rows_as_fit_does(data, trained):
-    res, qrels = data
+def test_transform_refuses_repeated_rows_as_fit_does(synthetic_data, trained):
+    res, qrels = synthetic_data
     doubled = pd.concat([res, res.iloc[[4, 9]]], ignore_index=True)
     with pytest.raises(
         ValueError, match=r"transform input contains the same \(qid, docno\) more than once \(2 "

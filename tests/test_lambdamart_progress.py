@@ -8,8 +8,7 @@ import sys
 import textwrap
 
 import numpy as np
-import pytest
-from helpers import FAST, REPO, synthetic
+from helpers import FAST, REPO
 
 from pyterrier_risk import RiskLambdaMART
 from pyterrier_risk.learning import RiskObjective
@@ -17,13 +16,8 @@ from pyterrier_risk.learning import RiskObjective
 COMPILING = "compiling kernels (first use; cached in /somewhere)"
 
 
-@pytest.fixture(scope="module")
-def data():
-    return synthetic()
-
-
-def test_the_bar_says_it_compiles_before_the_first_tree(data, capsys, monkeypatch):
-    res, qrels = data
+def test_the_bar_says_it_compiles_before_the_first_tree(synthetic_data, capsys, monkeypatch):
+    res, qrels = synthetic_data
     monkeypatch.setattr(RiskObjective, "kernel_status", lambda self, n: COMPILING)
     model = RiskLambdaMART("urisk", baseline=1, num_boost_round=5, verbose=True, **FAST).fit(res, qrels)
     err = capsys.readouterr().err
@@ -68,14 +62,14 @@ def test_kernel_status_reports_compiling_loading_and_no_cache(tmp_path):
     assert status("off")[0] == "compiling kernels (first use in this process; the disk cache is off)"
 
 
-def test_no_message_once_the_kernels_are_compiled(data):
-    res, qrels = data
+def test_no_message_once_the_kernels_are_compiled(synthetic_data):
+    res, qrels = synthetic_data
     RiskLambdaMART("urisk", baseline=1, num_boost_round=1, verbose=False, **FAST).fit(res, qrels)
     assert RiskObjective("lambdarank").kernel_status(len(res)) is None
 
 
-def test_early_stopping_says_so_with_the_best_iteration(data, capsys):
-    res, qrels = data
+def test_early_stopping_says_so_with_the_best_iteration(synthetic_data, capsys):
+    res, qrels = synthetic_data
     model = RiskLambdaMART("lambdarank", num_boost_round=40, early_stopping_rounds=2, verbose=True, **FAST)
     model.fit(res, qrels, res, qrels.assign(label=2 - qrels["label"]))  # the validation labels disagree
     err = capsys.readouterr().err
@@ -86,8 +80,8 @@ def test_early_stopping_says_so_with_the_best_iteration(data, capsys):
     )
 
 
-def test_no_early_stopping_message_when_all_trees_are_grown(data, capsys):
-    res, qrels = data
+def test_no_early_stopping_message_when_all_trees_are_grown(synthetic_data, capsys):
+    res, qrels = synthetic_data
     RiskLambdaMART("lambdarank", num_boost_round=4, early_stopping_rounds=2, verbose=True, **FAST).fit(
         res, qrels, res, qrels
     )

@@ -66,25 +66,7 @@ class Worst(ptr.Objective):
         return np.where(r.model < r.baseline, 1.0 + r.alpha, 1.0)
 
 
-@numba.njit
-def downside_rule(q, dm, improving, state):
-    model, baseline, alpha = state
-    if not improving and model[q] < baseline[q]:
-        return (1.0 + alpha) * dm
-    return dm
-
-
-class Downside(ptr.Objective):
-    """A per-pair rule: degrading swaps on a query below the baseline weigh 1 + α."""
-
-    name = "t_neural_downside"
-    label = "Downside"
-    baseline = "single"
-
-    def weights(self, r):
-        state = (np.ascontiguousarray(r.model, dtype=np.float64),
-                 np.ascontiguousarray(r.baseline, dtype=np.float64), float(r.alpha))  # fmt: skip
-        return ptr.PairWeights(downside_rule, state)
+# a per-pair rule: the downside_objective fixture (conftest.py, tests/user_objectives.py)
 
 
 @numba.njit
@@ -110,11 +92,10 @@ def test_allrank_loss_needs_no_torchvision():
 
 
 @pytest.mark.parametrize("k", [None, 4])
-def test_every_objective_at_alpha_0_is_allranks_lambdaloss(k):
+def test_every_objective_at_alpha_0_is_allranks_lambdaloss(k, downside_objective):
     """Value and gradient within 1e-5 relative of allRank's lambdaLoss, built-ins and a user's objectives."""
     losses = import_allrank_losses()
     ptr.register_objective(Worst)
-    ptr.register_objective(Downside)
     y_pred, y_true, base = batch()
     ref, ref_grad = value_and_grad(
         lambda x: losses.lambdaLoss(x, y_true, weighing_scheme="lambdaRank_scheme", k=k), y_pred
@@ -261,16 +242,15 @@ def test_georisks_batched_pair_rule_weighs_each_querys_pairs():
     )
 
 
-def test_a_users_pair_rule_runs_on_the_batchs_pairs():
+def test_a_users_pair_rule_runs_on_the_batchs_pairs(downside_objective):
     """A user's numba rule weighs the pairs: at α > 0 degrading pairs of queries below the baseline grow."""
-    ptr.register_objective(Downside)
     y_pred, y_true, base = batch(seed=4)
     plain = float(ptr.risk_loss(y_pred, y_true))
     risky = float(
-        ptr.risk_loss(y_pred, y_true, objective="t_neural_downside", alpha=3.0, baseline=base[..., 0])
+        ptr.risk_loss(y_pred, y_true, objective=downside_objective, alpha=3.0, baseline=base[..., 0])
     )
     below_all = float(
-        ptr.risk_loss(y_pred, y_true, objective="t_neural_downside", alpha=3.0, baseline=y_pred.detach() + 0)
+        ptr.risk_loss(y_pred, y_true, objective=downside_objective, alpha=3.0, baseline=y_pred.detach() + 0)
     )
     assert risky > plain
     assert below_all == pytest.approx(plain)  # a baseline equal to the model: no query is below it

@@ -7,7 +7,7 @@ import warnings
 import lightgbm as lgb
 import numpy as np
 import pytest
-from helpers import FAST, native_model, synthetic
+from helpers import FAST, native_model
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -15,20 +15,7 @@ from pyterrier_risk import objective
 from pyterrier_risk.learning import RiskLambdaMART
 from pyterrier_risk.learning._objective import ALPHA_MAX
 
-
-@pytest.fixture(autouse=True, scope="module")
-def one_numba_thread():
-    import numba
-
-    before = numba.get_num_threads()
-    numba.set_num_threads(1)
-    yield
-    numba.set_num_threads(before)
-
-
-@pytest.fixture(scope="module")
-def data():
-    return synthetic()
+pytestmark = pytest.mark.usefixtures("one_numba_thread")  # conftest: numba on one thread
 
 
 # ------------------------------------------------------------- item 4: booleans as LightGBM reads them
@@ -65,9 +52,9 @@ def test_lambdarank_norm_numbers_are_refused(value):
 
 
 @pytest.mark.parametrize("norm", ["false", "-", "true"])
-def test_string_lambdarank_norm_trains_lightgbms_model_exactly(data, norm):
+def test_string_lambdarank_norm_trains_lightgbms_model_exactly(synthetic_data, norm):
     """At α = 0 the objective is LightGBM's lambdarank with the same parameter, spelled the same way."""
-    res, qrels = data
+    res, qrels = synthetic_data
     model = RiskLambdaMART("urisk", alpha=0.0, baseline=1, num_boost_round=10, verbose=False,
                            lambdarank_norm=norm, **FAST).fit(res, qrels)  # fmt: skip
     native = native_model(res, qrels, 10, lambdarank_norm=norm, **FAST)
@@ -171,9 +158,9 @@ def test_alpha_above_the_maximum_is_refused(alpha):
 
 
 @pytest.mark.parametrize("kind", ["urisk", "tsaro", "tfaro", "tfaro_star", "georisk"])
-def test_the_largest_alpha_still_grows_every_tree(data, kind):
+def test_the_largest_alpha_still_grows_every_tree(synthetic_data, kind):
     """The issue: α = 1e38 stopped after one tree with one score for every document."""
-    res, qrels = data
+    res, qrels = synthetic_data
     model = RiskLambdaMART(kind, alpha=ALPHA_MAX, baseline=1, num_boost_round=6, verbose=False, **FAST)
     model.fit(res, qrels)
     scores = model.transform(res)["score"]
@@ -212,9 +199,9 @@ def test_objective_counts_beyond_a_c_int_are_refused(name):
         objective("tsaro", baseline=[0.0], **{name: 2**31})
 
 
-def test_a_cutoff_of_a_c_int_trains(data):
+def test_a_cutoff_of_a_c_int_trains(synthetic_data):
     """The largest accepted cutoff fits (10**20 failed at fit with an OverflowError)."""
-    res, qrels = data
+    res, qrels = synthetic_data
     model = RiskLambdaMART("urisk", baseline=1, cutoff=2**31 - 1, num_boost_round=2, verbose=False, **FAST)
     assert model.fit(res, qrels).booster_.num_trees() == 2
 
