@@ -244,7 +244,7 @@ def test_python_m_entry_point(small):
     (".hidden", ".hidden"),
 ])
 def test_run_names_drop_only_real_extensions(path, name, tmp_path):
-    from pyterrier_risk.data._trec import read_run, run_name
+    from pyterrier_risk.data import read_run, run_name
 
     assert run_name(path) == name
     if name != ".hidden":  # read_run names a run the same way

@@ -18,7 +18,7 @@ from ir_measures import nDCG
 from scipy.stats import norm
 
 from pyterrier_risk import TRisk
-from pyterrier_risk.cli._main import main
+from pyterrier_risk.cli import main
 from pyterrier_risk.data import read_qrels, read_run, write_qrels, write_run
 from pyterrier_risk.reporting._plots import _wrap
 from pyterrier_risk.study import (

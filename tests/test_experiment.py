@@ -386,7 +386,7 @@ def test_bad_round_is_rejected_like_pt_experiment(bad):
 
 
 def test_topic_matrix_scores_missing_topics_zero_without_warnings():
-    from pyterrier_risk.measures._topics import topic_matrix
+    from pyterrier_risk.measures import topic_matrix
 
     runs = {"bm25": RUNS["bm25"], "holes": random_run(9, drop=(QIDS[0], QIDS[3]))}
     with warnings.catch_warnings():

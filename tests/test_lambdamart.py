@@ -677,7 +677,7 @@ def test_mq2008_fold1_beats_the_bm25_feature():
     import ir_measures
     from ir_measures import nDCG
 
-    from pyterrier_risk.data._mq2008 import BM25_FEATURE, MQ2008Fold, mq2008_fold
+    from pyterrier_risk.data import BM25_FEATURE, MQ2008Fold, mq2008_fold
 
     fold = mq2008_fold(1, data_path("letor4-mq2008"))
     model = RiskLambdaMART(
@@ -714,7 +714,7 @@ def test_mq2008_fold1_beats_the_bm25_feature():
 
 @pytest.fixture(scope="module")
 def mq2008_fold1():
-    from pyterrier_risk.data._mq2008 import agg_baseline_scores, mq2008_fold, read_mq2008_agg
+    from pyterrier_risk.data import agg_baseline_scores, mq2008_fold, read_mq2008_agg
 
     fold = mq2008_fold(1, data_path("letor4-mq2008"))
     agg = read_mq2008_agg(data_path("letor4-mq2008-agg"))
@@ -742,7 +742,7 @@ def _below(scores, frame, baseline):
 
 @pytest.mark.realdata
 def test_mq2008_fold1_risk_objectives_through_the_estimator(mq2008_fold1):
-    from pyterrier_risk.data._mq2008 import BM25_FEATURE
+    from pyterrier_risk.data import BM25_FEATURE
 
     train = mq2008_fold1
     candidates, qrels = train.drop(columns=["label"]), train[["qid", "docno", "label"]]

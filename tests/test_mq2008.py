@@ -11,13 +11,13 @@ import pytest
 from helpers import data_path
 from ir_measures import nDCG
 
-from pyterrier_risk.data import read_letor
-from pyterrier_risk.data._mq2008 import (
+from pyterrier_risk.data import (
     MQ2008_FOLDS,
     N_SYSTEMS,
     MQ2008Fold,
     agg_baseline_scores,
     mq2008_fold,
+    read_letor,
     read_mq2008_agg,
     read_mq2008_part,
     system_runs,

@@ -725,7 +725,8 @@ def test_the_reserved_option_names_are_the_drivers_own():
     # registry's list of them is checked against the driver's signature, so the two cannot drift apart
     import inspect
 
-    from pyterrier_risk.learning._objective import _LAMBDARANK_DEFAULTS, RiskObjective
+    from pyterrier_risk.learning import RiskObjective
+    from pyterrier_risk.learning._objective import _LAMBDARANK_DEFAULTS
     from pyterrier_risk.learning.objectives._registry import RESERVED_OPTIONS
 
     params = inspect.signature(RiskObjective.__init__).parameters.values()

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from pyterrier_risk import objective
 from pyterrier_risk.learning import RiskLambdaMART
-from pyterrier_risk.learning._objective import ALPHA_MAX
+from pyterrier_risk.learning.objectives import ALPHA_MAX
 
 pytestmark = pytest.mark.usefixtures("one_numba_thread")  # conftest: numba on one thread
 

@@ -5,7 +5,7 @@ import pandas as pd
 import pytest
 
 from pyterrier_risk.core import georisk, trisk
-from pyterrier_risk.reporting._plots import (
+from pyterrier_risk.reporting import (
     alpha_grid,
     georisk_curves,
     helped_hurt_counts,

@@ -7,7 +7,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from pyterrier_risk.reporting._tables import format_cell, latex_escape, write_table
+from pyterrier_risk.reporting import write_table
+from pyterrier_risk.reporting._tables import format_cell, latex_escape
 
 
 @pytest.fixture

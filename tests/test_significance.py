@@ -13,6 +13,7 @@ from scipy import stats
 
 from pyterrier_risk.core import (
     CORRECTION_METHODS,
+    DEFAULT_NULL,
     RandomizationResult,
     adjust_p_values,
     compare_systems,
@@ -21,7 +22,6 @@ from pyterrier_risk.core import (
     trisk,
     urisk,
 )
-from pyterrier_risk.core._significance import DEFAULT_NULL
 
 RNG = np.random.default_rng(11)
 # statsmodels' Sidak corrections warn on p = 1 (log1p(-1)); ours do not
@@ -471,8 +471,7 @@ def test_every_randomization_test_reads_the_one_default_null():
     import inspect
 
     from pyterrier_risk.cli._args import add_eval_arguments
-    from pyterrier_risk.experiment import Experiment
-    from pyterrier_risk.experiment._riskeval import RiskTest
+    from pyterrier_risk.experiment import Experiment, RiskTest
 
     assert DEFAULT_NULL == "symmetric"  # the null of URisk = 0, the hypothesis of a risk measure's p-value
     for func in (randomization_test, compare_systems):
@@ -501,7 +500,7 @@ def test_default_null_gives_one_p_value_in_python_and_in_pairs():
 
 def test_risk_test_passes_the_topic_sd_to_the_per_topic_p_values():
     """Issue 16, item 7: the experiment layer's risk evaluation offers rmit-ir/trisk's population sd."""
-    from pyterrier_risk.experiment._riskeval import RiskTest, tables_from_matrices
+    from pyterrier_risk.experiment import RiskTest, tables_from_matrices
     from pyterrier_risk.measures import TRisk
 
     m = _matrix(k=2, c=12, seed=5)

@@ -20,7 +20,7 @@ from helpers import data_path
 
 from pyterrier_risk import parse_measure
 from pyterrier_risk.data import read_qrels, read_run
-from pyterrier_risk.measures._topics import topic_matrices, topic_matrix
+from pyterrier_risk.measures import topic_matrices, topic_matrix
 
 MEASURES = [parse_measure(m) for m in ["nDCG@20", "ERR@20", "AP", "P@10", "RR", "nDCG(dcg='exp-log2')@20",
                                        "Judged@10", "UE(nDCG@10)", "ndcg_cut_5"]]

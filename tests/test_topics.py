@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import pyterrier_risk as pr
-from pyterrier_risk.core._topics import (
+from pyterrier_risk.core import (
     TOPIC_MODES,
     TopicPolicyWarning,
     apply_topic_policy,
