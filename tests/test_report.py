@@ -1,4 +1,4 @@
-"""Tables as Markdown, LaTeX and CSV (pyterrier_risk.reporting._tables.write_table)."""
+"""Tables as Markdown, LaTeX and CSV (pyterrier_risk.reporting.write_table)."""
 
 import io
 import math
