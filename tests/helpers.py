@@ -15,10 +15,16 @@ When it is missing they skip with a reason, unless ``PYTERRIER_RISK_REQUIRE_DATA
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
+import textwrap
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
+
+if TYPE_CHECKING:
+    from importlib.metadata import EntryPoint
 
 #: the repository's root folder
 REPO = Path(__file__).resolve().parents[1]
@@ -42,6 +48,24 @@ def data_path(*parts: str) -> Path:
             pytest.fail(message)
         pytest.skip(message)
     return path
+
+
+def run_python(code: str) -> subprocess.CompletedProcess:
+    """Run dedented ``code`` in a child Python that imports this checkout (10 minutes at most)."""
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    return subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(code)], capture_output=True, text=True, env=env, timeout=600
+    )
+
+
+def declared_entry_points() -> dict[str, list[EntryPoint]]:
+    """The entry points ``pyproject.toml`` declares, by group (what an installed package would list)."""
+    from importlib.metadata import EntryPoint
+
+    import tomllib  # Python 3.11+, as the tests that call this
+
+    groups = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["entry-points"]
+    return {g: [EntryPoint(n, v, g) for n, v in eps.items()] for g, eps in groups.items()}
 
 
 # ------------------------------------------------- the learner's shared synthetic data (RiskLambdaMART tests)

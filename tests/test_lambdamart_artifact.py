@@ -12,21 +12,14 @@ import json
 import shutil
 import sys
 import threading
-from importlib.metadata import EntryPoint
 from pathlib import Path
 
 import pandas as pd
 import pyterrier as pt
 import pytest
-import tomllib
-from helpers import FAST, REPO
+from helpers import FAST, REPO, declared_entry_points
 
 from pyterrier_risk import RiskLambdaMART, learning
-
-
-def declared_entry_points() -> dict[str, list[EntryPoint]]:
-    groups = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["entry-points"]
-    return {g: [EntryPoint(n, v, g) for n, v in eps.items()] for g, eps in groups.items()}
 
 
 @pytest.fixture

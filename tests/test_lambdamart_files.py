@@ -3,14 +3,10 @@
 from __future__ import annotations
 
 import json
-import os
 import re
-import subprocess
-import sys
-import textwrap
 
 import pytest
-from helpers import FAST, REPO
+from helpers import FAST, run_python
 
 from pyterrier_risk import RiskLambdaMART
 from pyterrier_risk.learning._modeltext import check_model_text
@@ -27,13 +23,6 @@ def saved(synthetic_data, tmp_path_factory):
     del meta["model_sha256"]
     (folder / "risk_lambdamart.json").write_text(json.dumps(meta))
     return folder
-
-
-def run_python(code: str) -> subprocess.CompletedProcess:
-    env = {**os.environ, "PYTHONPATH": str(REPO)}
-    return subprocess.run(
-        [sys.executable, "-c", textwrap.dedent(code)], capture_output=True, text=True, env=env, timeout=600
-    )
 
 
 def test_truncated_model_without_digest_raises_instead_of_aborting(saved, tmp_path):

@@ -13,16 +13,13 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import shutil
-import subprocess
-import sys
 import textwrap
 from collections import Counter
 from pathlib import Path
 
 import pytest
-from helpers import FAST, REPO, synthetic
+from helpers import FAST, run_python, synthetic
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -42,13 +39,6 @@ TOKENS = st.one_of(
                      "lambdarank", "binary sigmoid:1", "regression", "v3"]),  # fmt: skip
     st.text(alphabet="0123456789 -+=.:[]xe\t", max_size=8),
 )
-
-
-def run_python(code: str) -> subprocess.CompletedProcess:
-    env = {**os.environ, "PYTHONPATH": str(REPO)}
-    return subprocess.run(
-        [sys.executable, "-c", textwrap.dedent(code)], capture_output=True, text=True, env=env, timeout=600
-    )
 
 
 @pytest.fixture(scope="module")

@@ -8,14 +8,12 @@ the artifact round trip and the one-line errors, not ranking quality.
 from __future__ import annotations
 
 import json
-from importlib.metadata import EntryPoint
 
 import numpy as np
 import pandas as pd
 import pyterrier as pt
 import pytest
-import tomllib
-from helpers import REPO, synthetic
+from helpers import declared_entry_points, synthetic
 
 torch = pytest.importorskip(
     "torch", reason="the neural tests need PyTorch: pip install 'pyterrier-risk[neural]'"
@@ -123,11 +121,6 @@ def test_it_is_a_pipeline_stage(model, data):
 
 
 # ----------------------------------------------------------------------------- save and load
-def declared_entry_points():
-    groups = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["entry-points"]
-    return {g: [EntryPoint(n, v, g) for n, v in eps.items()] for g, eps in groups.items()}
-
-
 @pytest.mark.parametrize("which", ["model", "transformer"])
 def test_save_and_load_give_identical_scores(which, request, data, tmp_path, monkeypatch):
     m = request.getfixturevalue(which)
