@@ -89,3 +89,6 @@ def downside_objective(clean_registry) -> str:
 
     ptr.register_objective(Downside)
     return Downside.name
+
+
+# ------------------------------------------------ session-scoped fixtures: trained models shared by files
