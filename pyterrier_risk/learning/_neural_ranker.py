@@ -38,6 +38,7 @@ from ._persistence import (
     objective_module,
     spec_to_json,
 )
+from ._progress import report_step
 from .objectives import get_objective
 
 __all__ = ["RiskNeuralRanker", "load_neural_artifact"]
@@ -228,6 +229,7 @@ class RiskNeuralRanker(pt.Estimator, pt.Artifact):
         for epoch in range(1, self.epochs + 1):
             scorer.train()
             losses.append(self._epoch(torch, scorer, optimiser, batches, order_gen, epoch))
+            report_step(epoch, self.epochs)
             if valid is None:
                 self._say(epoch, losses[-1], None)
                 continue
