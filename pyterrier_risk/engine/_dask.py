@@ -10,19 +10,25 @@ While the backend is open, the loggers of ``distributed`` are silenced through `
 configuration (their levels, restored on close): losing the scheduler is one line from the study
 (:class:`~._backend.BackendLost`), not the client's reconnection tracebacks. A task that raises
 on a worker says which worker (``on worker tcp://...``).
+
+A running task's steps (:class:`~._backend.StepChannel`) travel as Dask events: the worker logs each
+under a topic of this run (``Worker.log_event``, which never waits), and the client subscribed to it
+(``Client.subscribe_topic``) hands them to ``channel.report`` on its event loop's thread.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import sys
 import time
+import uuid
 from collections.abc import Callable, Mapping
 from concurrent.futures import CancelledError
 from typing import Any
 
-from ._backend import BackendLost, Done, Failure, TasksFailed, call_task, failure
+from ._backend import BackendLost, Done, Failure, StepChannel, TasksFailed, call_task, failure
 from ._errors import StudyError
 
 __all__ = ["CONNECT_TIMEOUT", "DEFAULT_WORKER_TIMEOUT", "DaskBackend"]
@@ -40,6 +46,31 @@ def _worker_address() -> str:
     from distributed import get_worker
 
     return str(get_worker().address)
+
+
+class _EventStep:
+    """A task's step on a Dask worker: ``[key, done, total]`` logged as an event under ``topic``."""
+
+    def __init__(self, topic: str, key: str) -> None:
+        self.topic, self.key = topic, key
+
+    def __call__(self, done: int, total: int) -> None:
+        from distributed import get_worker
+
+        get_worker().log_event(self.topic, [self.key, int(done), int(total)])
+
+
+def _step_handler(channel: StepChannel) -> Callable[[Any], None]:
+    """The client's handler of the step events: ``event = (timestamp, [key, done, total])``."""
+
+    def handle(event: Any) -> None:
+        try:
+            key, done, total = event[1]
+            channel.report(str(key), int(done), int(total))
+        except Exception:  # noqa: BLE001, S110 - a step the bar cannot show is skipped
+            pass
+
+    return handle
 
 
 async def _identity(address: str) -> dict[str, Any]:
@@ -164,8 +195,11 @@ class DaskBackend:
         if failed:
             raise TasksFailed(failed)
 
-    def run(self, fn: Callable[[Any], Any], tasks: Mapping[str, Any], done: Done) -> None:
+    def run(self, fn: Callable[[Any], Any], tasks: Mapping[str, Any], done: Done,
+            steps: StepChannel | None = None) -> None:
         """Submit every task, hand each result to ``done`` as it completes.
+
+        With ``steps``, the running tasks' steps reach ``steps.report`` (on the client's thread).
 
         A worker that dies is Dask's to handle: it reruns the task elsewhere, and after its
         ``allowed-failures`` reports ``KilledWorker``, which names the task and the last worker.
@@ -177,7 +211,12 @@ class DaskBackend:
         from distributed import as_completed
 
         self._wait_for_workers()
-        futures = {self.client.submit(call_task, fn, task, _worker_address, key=_KEY + key, pure=False):
+        topic = f"{_KEY}steps-{uuid.uuid4().hex}"
+        if steps is not None:
+            self.client.subscribe_topic(topic, _step_handler(steps))
+        every = 0.0 if steps is None else steps.every
+        futures = {self.client.submit(call_task, fn, task, _worker_address, None if steps is None else
+                                      _EventStep(topic, key), every, key=_KEY + key, pure=False):
                    (key, task) for key, task in tasks.items()}  # fmt: skip
         finished = as_completed(futures, loop=self.client.loop)
         idle_since: list[float | None] = [None]
@@ -194,6 +233,9 @@ class DaskBackend:
         finally:
             if self.client.status == "running":
                 self.client.cancel(list(futures))
+                if steps is not None:
+                    with contextlib.suppress(Exception):  # a client losing its scheduler just now
+                        self.client.unsubscribe_topic(topic)
 
     def close(self) -> None:
         """Close the client if the backend opened it; give ``distributed``'s loggers their levels back."""

@@ -284,7 +284,7 @@ def _execute(tasks: list[LearnTask], store: Any, backend: Backend, progress: boo
 
     try:
         with terminate_as_interrupt():
-            backend.run(run_task, todo, done)
+            backend.run(run_task, todo, done, shown.channel(keyed))
     except TasksFailed as e:
         raise StudyError(_failed(e, folder)) from None
     except BackendLost as e:

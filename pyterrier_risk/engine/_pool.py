@@ -8,12 +8,19 @@ that dies mid-task breaks the pool: the tasks that finished are kept, the others
 and the tasks that were running when it broke are retried once each, alone; a task that kills its
 worker again is reported by name. Each pool worker watches its parent: when the parent is gone (killed
 with SIGKILL, which no handler sees), the worker exits within a second instead of running on.
+
+A running task's steps (:class:`~._backend.StepChannel`) reach the parent through a bounded
+``multiprocessing`` queue that each pool's workers inherit, read by a thread in the parent. A worker
+only ever puts without waiting (a full queue drops the step), and may exit without flushing it; each
+pool has its own queue, so a worker killed mid-send cannot silence the next pool's.
 """
 
 from __future__ import annotations
 
+import functools
 import multiprocessing
 import os
+import queue as queues
 import threading
 import time
 from collections.abc import Callable, Mapping
@@ -21,13 +28,15 @@ from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wai
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any
 
-from ._backend import Done, TaskError, TasksFailed, call_task, failure
+from ._backend import Done, StepChannel, TaskError, TasksFailed, call_task, failure
 from ._errors import StudyError
 
 __all__ = ["InProcess", "LocalPool"]
 
 #: seconds between a pool worker's checks that its parent process is still there
 PARENT_POLL = 1.0
+_STEPS_QUEUED = 1024  # steps that may wait in the queue; more are dropped (the bar shows the latest)
+_WORKER_STEPS: Any = None  # in a pool worker: the queue its tasks' steps go to (None: nobody listens)
 
 
 class InProcess:
@@ -35,11 +44,16 @@ class InProcess:
 
     description = "1 worker (this process)"
 
-    def run(self, fn: Callable[[Any], Any], tasks: Mapping[str, Any], done: Done) -> None:
-        """Run every task here; the first that raises stops the run (:class:`TasksFailed`)."""
+    def run(self, fn: Callable[[Any], Any], tasks: Mapping[str, Any], done: Done,
+            steps: StepChannel | None = None) -> None:
+        """Run every task here; the first that raises stops the run (:class:`TasksFailed`).
+
+        With ``steps``, a task's steps go to ``steps.report`` directly.
+        """
         for key, task in tasks.items():
+            step = None if steps is None else functools.partial(steps.report, key)
             try:
-                result = call_task(fn, task)
+                result = call_task(fn, task, step=step, every=0.0 if steps is None else steps.every)
             except TaskError as e:
                 raise TasksFailed([failure(task, e)]) from None
             done(key, result)
@@ -48,8 +62,15 @@ class InProcess:
         """Nothing to release."""
 
 
-def _watch_parent(parent: int) -> None:
-    """A pool worker's initializer: exit as soon as the parent process ``parent`` is gone."""
+def _watch_parent(parent: int, steps: Any = None) -> None:
+    """A pool worker's initializer: exit as soon as the parent process ``parent`` is gone.
+
+    ``steps``: the queue the worker's tasks send their steps to (None: nobody listens).
+    """
+    global _WORKER_STEPS
+    if steps is not None:
+        steps.cancel_join_thread()  # exiting never waits for the parent to read what is queued
+    _WORKER_STEPS = steps
 
     def watch() -> None:
         while os.getppid() == parent:
@@ -59,9 +80,49 @@ def _watch_parent(parent: int) -> None:
     threading.Thread(target=watch, name="pyterrier-risk-parent-watch", daemon=True).start()
 
 
-def _pool(workers: int) -> ProcessPoolExecutor:
+def _pool(workers: int, steps: Any = None) -> ProcessPoolExecutor:
     return ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn"),
-                               initializer=_watch_parent, initargs=(os.getpid(),))
+                               initializer=_watch_parent, initargs=(os.getpid(), steps))
+
+
+class _QueueStep:
+    """A task's step in a pool worker: ``(key, done, total)`` put on the worker's queue, never waiting."""
+
+    def __init__(self, key: str) -> None:
+        self.key = key
+
+    def __call__(self, done: int, total: int) -> None:
+        if _WORKER_STEPS is not None:
+            _WORKER_STEPS.put_nowait((self.key, done, total))  # queue.Full: dropped by call_task
+
+
+class _StepReader:
+    """In the parent: a queue for one pool's steps, and a thread handing them to ``channel.report``."""
+
+    def __init__(self, channel: StepChannel) -> None:
+        self.channel = channel
+        self.queue = multiprocessing.get_context("spawn").Queue(_STEPS_QUEUED)
+        self.stopped = threading.Event()
+        self.thread = threading.Thread(target=self._read, name="pyterrier-risk-steps", daemon=True)
+        self.thread.start()
+
+    def _read(self) -> None:
+        while not self.stopped.is_set():
+            try:
+                key, done, total = self.queue.get(timeout=0.2)
+            except queues.Empty:
+                continue
+            except (OSError, EOFError, ValueError):  # the queue closed under us
+                return
+            try:
+                self.channel.report(key, done, total)
+            except Exception:  # noqa: BLE001, S112 - a step the bar cannot show is skipped
+                continue
+
+    def close(self) -> None:
+        self.stopped.set()
+        self.thread.join(5)
+        self.queue.close()
 
 
 def _stop(pool: ProcessPoolExecutor, before: set[Any]) -> None:
@@ -94,20 +155,23 @@ def _collect(finished: set[Future], running: dict[Future, tuple[str, Any]], done
 
 
 def _one_pool(fn: Callable[[Any], Any], queue: list[tuple[str, Any]], workers: int, done: Done,
-              ) -> list[tuple[str, Any]]:
+              steps: StepChannel | None = None) -> list[tuple[str, Any]]:
     """Run the tasks of ``queue`` (taken from its front) on one pool, at most ``workers`` at a time.
 
     Returns the tasks that were running when a worker died (empty when none did); the tasks not yet
-    started stay in ``queue``.
+    started stay in ``queue``. With ``steps``, the running tasks' steps reach ``steps.report``.
     """
     before = set(multiprocessing.active_children())
-    pool = _pool(workers)
+    reader = None if steps is None else _StepReader(steps)
+    pool = _pool(workers) if reader is None else _pool(workers, reader.queue)
+    every = 0.0 if steps is None else steps.every
     running: dict[Future, tuple[str, Any]] = {}
     try:
         while queue or running:
             while queue and len(running) < workers:
+                step = None if reader is None else _QueueStep(queue[0][0])
                 try:
-                    future = pool.submit(call_task, fn, queue[0][1])
+                    future = pool.submit(call_task, fn, queue[0][1], None, step, every)
                 except BrokenProcessPool:  # a worker died since the last wait: its task's future says so
                     if not running:
                         return []  # nothing ran here: the queue goes to a fresh pool
@@ -119,6 +183,8 @@ def _one_pool(fn: Callable[[Any], Any], queue: list[tuple[str, Any]], workers: i
         return []
     finally:
         _stop(pool, before)
+        if reader is not None:
+            reader.close()
 
 
 class LocalPool:
@@ -128,8 +194,11 @@ class LocalPool:
         self.workers = workers
         self.description = f"{workers} local worker processes"
 
-    def run(self, fn: Callable[[Any], Any], tasks: Mapping[str, Any], done: Done) -> None:
+    def run(self, fn: Callable[[Any], Any], tasks: Mapping[str, Any], done: Done,
+            steps: StepChannel | None = None) -> None:
         """Run every task on the pool (at most ``workers`` at a time, never more than there are tasks).
+
+        With ``steps``, the running tasks' steps reach ``steps.report`` (from a thread of this process).
 
         Raises:
             TasksFailed: a task raised.
@@ -146,8 +215,8 @@ class LocalPool:
         queue, failed = list(tasks.items()), []
         workers = min(self.workers, len(queue))
         while queue:
-            for key, task in _one_pool(fn, queue, workers, counted):
-                if _one_pool(fn, [(key, task)], 1, counted):  # alone: this task kills its worker
+            for key, task in _one_pool(fn, queue, workers, counted, steps):
+                if _one_pool(fn, [(key, task)], 1, counted, steps):  # alone: this task kills its worker
                     if not finished[0]:
                         raise StudyError(f"the worker process died running task {task.name}, and no task "
                                          "has finished: does the task kill it, or can workers not start? "

@@ -295,6 +295,8 @@ def run_task(task: LearnTask) -> TaskResult:
         TaskFailed: the fit or the data failed, or this worker's code differs from the study's; the
             message names the task.
     """
+    from ..learning import training_progress
+    from ._backend import task_step
     from ._code import sync_code
 
     started = time.perf_counter()
@@ -304,7 +306,8 @@ def run_task(task: LearnTask) -> TaskResult:
         sync_code(task, task.shipped)
         with _LOCK:
             fold = _load_fold(task)
-        model, sha256, curve, best = _trained(task, fold)
+        with training_progress(task_step()):  # the bar's rounds or epochs, when a terminal shows one
+            model, sha256, curve, best = _trained(task, fold)
         test = fold["test"]
         run = model.transform(test["candidates"][["qid", "docno", "features"]])[["qid", "docno", "score"]]
         fields = {

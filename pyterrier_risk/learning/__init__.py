@@ -35,7 +35,8 @@ _EXPORTS = {
 }
 # helpers the other layers use (they import a layer through its package, never its private modules)
 _INTERNAL = {"THREAD_ALIASES": "_lightgbm_params", "CONSTRUCTOR_ALIASES": "_lightgbm_params",
-             "lightgbm_parameter_name": "_lightgbm_params", "lightgbm_parameters": "_lightgbm_params"}
+             "lightgbm_parameter_name": "_lightgbm_params", "lightgbm_parameters": "_lightgbm_params",
+             "training_progress": "_progress"}
 __all__ = list(_EXPORTS)
 
 if TYPE_CHECKING:  # the lazy names for type checkers and editors (tests/test_package.py: the same)
@@ -55,6 +56,7 @@ if TYPE_CHECKING:  # the lazy names for type checkers and editors (tests/test_pa
     from ._objective import objective as objective
     from ._persistence import ObjectiveNotImportableWarning as ObjectiveNotImportableWarning
     from ._persistence import artifact_metadata as artifact_metadata
+    from ._progress import training_progress as training_progress
     from .objectives import Objective as Objective
     from .objectives import Option as Option
     from .objectives import PairWeights as PairWeights

@@ -14,7 +14,8 @@ import numpy as np
 import pandas as pd
 import pyterrier as pt
 
-__all__ = ["BaselineSpec", "baseline_column", "check_keys", "check_unique", "feature_matrix", "labelled"]
+__all__ = ["BaselineSpec", "baseline_column", "check_keys", "check_unique", "feature_matrix", "labelled",
+           "refuse_features", "scoring_input"]
 
 BaselineSpec = Union[str, int, "pt.Transformer"]
 
@@ -166,15 +167,61 @@ def feature_matrix(frame: pd.DataFrame, what: str) -> np.ndarray:
         raise ValueError(f"{what}: features are empty arrays")
     matrix = np.stack(rows)
     # NaN is LightGBM's missing value (a documented policy); an infinite value is a bug upstream.
-    infinite = np.isinf(matrix)
-    if infinite.any():
-        i, j = (int(k[0]) for k in np.nonzero(infinite))
-        raise ValueError(
-            f"{what}: {int(infinite.any(axis=1).sum())} row(s) have infinite features, e.g. feature {j} "
-            f"of qid {frame['qid'].iloc[i]!r} docno {frame['docno'].iloc[i]!r}; NaN (missing) is "
-            f"accepted, ±inf is not"
-        )
+    refuse_features(np.isinf(matrix), frame, what, "infinite", "NaN (missing) is accepted, ±inf is not")
     return matrix
+
+
+def refuse_features(bad: np.ndarray, frame: pd.DataFrame, what: str, kind: str, hint: str) -> None:
+    """A one-line error naming the first bad feature value, when ``bad`` (rows × features) has one.
+
+    ``{what}: 2 row(s) have {kind} features, e.g. feature 3 of qid '7' docno 'd1'; {hint}``, the
+    rows of ``bad`` being those of ``frame`` (for its ``qid`` and ``docno``).
+    """
+    if not bad.any():
+        return
+    i, j = (int(k[0]) for k in np.nonzero(bad))
+    raise ValueError(
+        f"{what}: {int(bad.any(axis=1).sum())} row(s) have {kind} features, e.g. feature {j} of qid "
+        f"{frame['qid'].iloc[i]!r} docno {frame['docno'].iloc[i]!r}; {hint}"
+    )
+
+
+def scoring_input(model: Any, inp: pd.DataFrame, trained: bool, width: int | None,
+                  hint: str = "") -> tuple[pd.DataFrame, np.ndarray | None]:
+    """A learner's ``transform`` input, checked: its copy to score, and its feature matrix.
+
+    Args:
+        model: the transformer (PyTerrier's validation errors name it; so does "is not trained").
+        inp: the result frame to score (``qid``, ``docno``, ``features``); it is not modified.
+        trained: whether ``model`` has been fitted or loaded.
+        width: the feature count the model was trained on.
+        hint: added to the message of a wrong feature count.
+
+    Returns:
+        ``(out, features)``: a copy of ``inp`` and its features; for an empty ``inp``, ``features`` is
+        None and ``out`` is already the answer (an empty ``score``, ranks added).
+
+    Raises:
+        pyterrier.validate.InputValidationError: a required column is missing.
+        ValueError: the model is not trained, a (qid, docno) repeats, or the features are ragged,
+            infinite or of the wrong width.
+    """
+    pt.validate.result_frame(inp, extra_columns=["features"], context=model)
+    name = type(model).__name__
+    if not trained:
+        raise ValueError(f"{name} is not trained: call fit() or {name}.load() first")
+    check_keys(inp, "transform input")
+    check_unique(inp, "transform input")  # fit refuses them too: one document, one score
+    out = inp.copy()
+    if len(out) == 0:
+        out["score"] = pd.Series(index=out.index, dtype="float64")
+        return pt.model.add_ranks(out), None
+    features = feature_matrix(inp, "transform input")
+    if features.shape[1] != width:
+        raise ValueError(
+            f"the model was trained on {width} features but the input has {features.shape[1]}{hint}"
+        )
+    return out, features
 
 
 def _real_column(values: pd.Series, what: str) -> np.ndarray:

@@ -33,7 +33,7 @@ import pandas as pd
 import pyterrier as pt
 
 from ..core import check_alpha
-from ._frames import BaselineSpec, baseline_column, check_keys, check_unique, feature_matrix, labelled
+from ._frames import BaselineSpec, baseline_column, labelled, scoring_input
 from ._lightgbm_params import CONSTRUCTOR_ALIASES, LAMBDARANK_PARAMS, THREAD_ALIASES
 from ._ndcg import STOPPING_MEASURES, TIE_RULES, letor_feval, untied_scores
 from ._objective import check_objective_options
@@ -212,21 +212,10 @@ class RiskLambdaMART(pt.Estimator, pt.Artifact):
             ValueError: the model is not trained, a (qid, docno) repeats, or the features are ragged
                 or of the wrong width.
         """
-        pt.validate.result_frame(inp, extra_columns=["features"], context=self)
-        if self.booster_ is None:
-            raise ValueError("RiskLambdaMART is not trained: call fit() or RiskLambdaMART.load() first")
-        check_keys(inp, "transform input")
-        check_unique(inp, "transform input")  # fit refuses them too: one document, one score
-        out = inp.copy()
-        if len(out) == 0:
-            out["score"] = pd.Series(index=out.index, dtype="float64")
-            return pt.model.add_ranks(out)
-        features = feature_matrix(inp, "transform input")
-        if features.shape[1] != self.num_features_:
-            raise ValueError(
-                f"the model was trained on {self.num_features_} features but the input has "
-                f"{features.shape[1]}; was the feature pipeline changed since training?"
-            )
+        out, features = scoring_input(self, inp, self.booster_ is not None, self.num_features_,
+                                      "; was the feature pipeline changed since training?")
+        if features is None:
+            return out
         out["score"] = self._predict(features)
         return pt.model.add_ranks(out)
 

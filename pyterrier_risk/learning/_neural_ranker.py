@@ -26,7 +26,7 @@ import pandas as pd
 import pyterrier as pt
 
 from ..core import check_alpha
-from ._frames import BaselineSpec, baseline_column, check_keys, check_unique, feature_matrix, labelled
+from ._frames import BaselineSpec, baseline_column, labelled, refuse_features, scoring_input
 from ._ndcg import discounts, inverse_max_dcg, ndcg_at, stable_desc_order
 from ._neural_loss import LossSettings, loss_settings, require_torch, weighted_loss
 from ._neural_persistence import NEURAL_ARTIFACT_FORMAT, read_neural, save_neural, weights_bytes
@@ -38,6 +38,7 @@ from ._persistence import (
     objective_module,
     spec_to_json,
 )
+from ._progress import report_step
 from .objectives import get_objective
 
 __all__ = ["RiskNeuralRanker", "load_neural_artifact"]
@@ -228,6 +229,7 @@ class RiskNeuralRanker(pt.Estimator, pt.Artifact):
         for epoch in range(1, self.epochs + 1):
             scorer.train()
             losses.append(self._epoch(torch, scorer, optimiser, batches, order_gen, epoch))
+            report_step(epoch, self.epochs)
             if valid is None:
                 self._say(epoch, losses[-1], None)
                 continue
@@ -327,21 +329,9 @@ class RiskNeuralRanker(pt.Estimator, pt.Artifact):
     # ------------------------------------------------------------------ transform
     def transform(self, inp: pd.DataFrame) -> pd.DataFrame:
         """Score the candidates of ``inp`` by ``features`` (``score`` replaced, ``rank`` recomputed)."""
-        pt.validate.result_frame(inp, extra_columns=["features"], context=self)
-        if self.scorer_ is None:
-            raise ValueError("RiskNeuralRanker is not trained: call fit() or RiskNeuralRanker.load() first")
-        check_keys(inp, "transform input")
-        check_unique(inp, "transform input")
-        out = inp.copy()
-        if len(out) == 0:
-            out["score"] = pd.Series(index=out.index, dtype="float64")
-            return pt.model.add_ranks(out)
-        features = feature_matrix(inp, "transform input")
-        if features.shape[1] != self.num_features_:
-            raise ValueError(
-                f"the model was trained on {self.num_features_} features but the input has "
-                f"{features.shape[1]}"
-            )
+        out, features = scoring_input(self, inp, self.scorer_ is not None, self.num_features_)
+        if features is None:
+            return out
         _check_finite(features, inp, "transform input")
         codes, _ = pd.factorize(inp["qid"])
         order = np.argsort(codes, kind="stable")
@@ -586,16 +576,15 @@ def _resolve_device(torch: Any, device: str) -> Any:
     return torch.device(device)
 
 
+_NAN_HINT = "the neural learner needs every feature (impute them first)"
+
+
 def _check_finite(x: np.ndarray, frame: pd.DataFrame, what: str) -> None:
-    """A network reads no missing value: NaN features are refused (LightGBM's missing values are not)."""
-    bad = ~np.isfinite(x)
-    if bad.any():
-        i, j = (int(k[0]) for k in np.nonzero(bad))
-        raise ValueError(
-            f"{what}: {int(bad.any(axis=1).sum())} row(s) have NaN features, e.g. feature {j} of qid "
-            f"{frame['qid'].iloc[i]!r} docno {frame['docno'].iloc[i]!r}; the neural learner needs every "
-            f"feature (impute them first)"
-        )
+    """A network reads no missing value: NaN features are refused (LightGBM's missing values are not).
+
+    ``x`` comes from :func:`~._frames.feature_matrix`, which refused ±inf already.
+    """
+    refuse_features(np.isnan(x), frame, what, "NaN", _NAN_HINT)
 
 
 def load_neural_artifact(path: str | os.PathLike, **overrides: Any) -> RiskNeuralRanker:

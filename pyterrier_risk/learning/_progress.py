@@ -1,13 +1,49 @@
-"""The learner's progress bar: a LightGBM callback advancing ``pt.tqdm`` once per boosting round."""
+"""The learner's progress: a LightGBM callback advancing ``pt.tqdm`` once per boosting round, and a hook.
+
+The hook, :func:`training_progress`, lets a caller follow a fit from outside (the learning study's bar
+shows the boosting round or epoch of the tasks in flight): within the block, in the calling thread,
+``RiskLambdaMART`` calls ``listener(done, total)`` after each boosting round and ``RiskNeuralRanker``
+after each epoch. The listener only reads the counts: what a fit computes does not change.
+"""
 
 from __future__ import annotations
 
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import numpy as np
 import pyterrier as pt
 
-__all__ = ["Progress"]
+__all__ = ["Progress", "report_step", "training_progress"]
+
+#: ``listener(done, total)``: the steps (boosting rounds, epochs) done of at most ``total``
+Listener = Callable[[int, int], None]
+_HOOK = threading.local()  # .listener: this thread's (a Dask worker runs its tasks in threads)
+
+
+@contextmanager
+def training_progress(listener: Listener | None) -> Iterator[None]:
+    """Within the block, this thread's fits call ``listener(done, total)`` after each round or epoch.
+
+    ``done`` counts the boosting rounds (``RiskLambdaMART``) or epochs (``RiskNeuralRanker``) trained so
+    far, ``total`` is their cap (``num_boost_round``, ``epochs``; early stopping may end the fit before
+    it). ``None`` listens to nothing. The previous listener is restored on leaving the block.
+    """
+    previous = getattr(_HOOK, "listener", None)
+    _HOOK.listener = listener
+    try:
+        yield
+    finally:
+        _HOOK.listener = previous
+
+
+def report_step(done: int, total: int) -> None:
+    """Tell this thread's listener (:func:`training_progress`), if any: ``done`` of ``total`` steps ran."""
+    listener = getattr(_HOOK, "listener", None)
+    if listener is not None:
+        listener(done, total)
 
 
 class Progress:
@@ -49,6 +85,7 @@ class Progress:
         )
 
     def __call__(self, env: Any) -> None:
+        report_step(env.iteration + 1 - env.begin_iteration, env.end_iteration - env.begin_iteration)
         if self.bar is None:
             return
         self.bar.update(1)
