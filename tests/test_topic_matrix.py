@@ -178,3 +178,31 @@ def test_topic_scores_equal_the_reference_and_warn():
             expected = reference_matrix({name: runs[name]}, qrels, m).iloc[0]
             assert list(got.index) == list(expected.index) and got.name == str(m)
             np.testing.assert_array_equal(got.to_numpy(), expected.to_numpy())
+
+
+def _tied_runs():
+    """Runs whose 3rd-highest score is shared by several documents (gdeval breaks the tie by docno)."""
+    qrels = pd.DataFrame({"qid": ["1"] * 6 + ["2"] * 3, "docno": list("abcdef") + list("abc"),
+                          "label": [0, 2, 1, 0, 1, 2, 1, 0, 2]})
+    run = pd.DataFrame({"qid": ["1"] * 8 + ["2"] * 5,
+                        "docno": list("abcdefgh") + list("abcde"),
+                        "score": [9.0, 8.0, 5.0, 5.0, 5.0, 5.0, 1.0, 0.5, 3.0, 3.0, 3.0, 3.0, 2.0]})
+    return {"tied": run, "reversed": run.iloc[::-1].reset_index(drop=True)}, qrels
+
+
+def test_gdeval_measures_see_only_the_top_of_each_topic_ties_included():
+    from pyterrier_risk.measures._topics import top_depth, top_rows
+
+    runs, qrels = _tied_runs()
+    kept = top_rows(runs["tied"], 3)
+    # topic 1: 9, 8 and every 5 (tied at the 3rd place); topic 2: all four 3s, not the 2
+    assert kept["docno"].tolist() == list("abcdef") + list("abcd")
+    assert top_rows(runs["tied"], 10) is runs["tied"]
+    assert top_depth([parse_measure("ERR@3"), parse_measure("nDCG(dcg='exp-log2')@5")]) == 5
+    assert top_depth([parse_measure("ERR@3"), parse_measure("AP")]) is None  # AP reads the whole run
+    assert top_depth([parse_measure("nDCG@3")]) is None  # pytrec_eval's, not gdeval's
+    # the values are ir_measures' on the whole run, whatever the ties and the row order
+    measures = [parse_measure(m) for m in ["ERR@3", "nDCG(dcg='exp-log2')@3", "ERR@1", "AP", "nDCG@3"]]
+    matrices = topic_matrices(runs, qrels, measures)
+    for m in measures:
+        assert_same(matrices[m], reference_matrix(runs, qrels, m))
