@@ -62,9 +62,23 @@ def trec7():
     return runs, qrels, folder
 
 
-def test_all_measures_in_one_pass_equal_ir_measures_per_measure(trec7):
+def _first_topics(runs, qrels, n, depth=None):
+    """The runs and qrels cut to the first ``n`` qrels topics (each topic's values depend on it alone),
+    and the runs to their first ``depth`` lines per topic (shorter real runs) if given."""
+    keep = list(dict.fromkeys(qrels["qid"]))[:n]
+    cut = {k: r[r["qid"].isin(keep)] for k, r in runs.items()}
+    if depth is not None:
+        cut = {k: r.groupby("qid", sort=False).head(depth) for k, r in cut.items()}
+    return cut, qrels[qrels["qid"].isin(keep)]
+
+
+@pytest.mark.parametrize("size", [(2, 5), pytest.param((3, None), marks=pytest.mark.slow)], ids=str)
+def test_all_measures_in_one_pass_equal_ir_measures_per_measure(trec7, size):
     runs, qrels, _ = trec7
-    some = dict(list(runs.items())[:3])
+    n_runs, n_topics = size
+    some = dict(list(runs.items())[:n_runs])
+    if n_topics is not None:  # the quick loop: 2 runs x 5 topics x 100 lines; CI (slow) 3 whole runs
+        some, qrels = _first_topics(some, qrels, n_topics, depth=100)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # UE's own notes about the pool
         matrices = topic_matrices(some, qrels, MEASURES)
@@ -74,8 +88,11 @@ def test_all_measures_in_one_pass_equal_ir_measures_per_measure(trec7):
             assert_same(topic_matrix(some, qrels, m), matrices[m])
 
 
-def test_nineteen_runs_match_the_official_gdeval_output(trec7):
+@pytest.mark.parametrize("n_topics", [6, pytest.param(None, marks=pytest.mark.slow)])
+def test_nineteen_runs_match_the_official_gdeval_output(trec7, n_topics):
     runs, qrels, folder = trec7
+    if n_topics is not None:  # the quick loop: 6 topics of the 19 runs; CI (slow) all 50
+        runs, qrels = _first_topics(runs, qrels, n_topics)
     nd, err = parse_measure("nDCG@20"), parse_measure("ERR@20")
     matrices = topic_matrices(runs, qrels, [nd, err])
     gdeval = pd.read_csv(folder / "reference_eval" / "gdeval_c.csv", dtype={"topic": str})
