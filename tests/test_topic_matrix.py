@@ -216,10 +216,13 @@ def test_gdeval_measures_see_only_the_top_of_each_topic_ties_included():
     assert kept["docno"].tolist() == list("abcdef") + list("abcd")
     assert top_rows(runs["tied"], 10) is runs["tied"]
     assert top_depth([parse_measure("ERR@3"), parse_measure("nDCG(dcg='exp-log2')@5")]) == 5
+    assert top_depth([parse_measure("ERR_gdeval@4")]) == 4  # ERR@4 by another name
+    assert top_depth([parse_measure("nDCG_gdeval@4")]) is None  # pytrec_eval's nDCG with gdeval's gains
     assert top_depth([parse_measure("ERR@3"), parse_measure("AP")]) is None  # AP reads the whole run
     assert top_depth([parse_measure("nDCG@3")]) is None  # pytrec_eval's, not gdeval's
     # the values are ir_measures' on the whole run, whatever the ties and the row order
-    measures = [parse_measure(m) for m in ["ERR@3", "nDCG(dcg='exp-log2')@3", "ERR@1", "AP", "nDCG@3"]]
+    measures = [parse_measure(m) for m in ["ERR@3", "nDCG(dcg='exp-log2')@3", "ERR@1", "ERR_gdeval@3", "AP",
+                                           "nDCG@3"]]
     matrices = topic_matrices(runs, qrels, measures)
     for m in measures:
         assert_same(matrices[m], reference_matrix(runs, qrels, m))

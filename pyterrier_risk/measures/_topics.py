@@ -162,7 +162,7 @@ def _evaluate_run(
 def top_depth(measures: Sequence[Measure]) -> int | None:
     """How deep a run must go for ``measures`` if all are gdeval.pl's, else ``None`` (the whole run).
 
-    gdeval.pl (``ERR@k``, ``nDCG(dcg='exp-log2')@k``: what ``ir_measures.gdeval`` supports) reads
+    gdeval.pl (``ERR@k``, ``ERR_gdeval@k``, ``nDCG(dcg='exp-log2')@k``: ``ir_measures.gdeval``'s) reads
     only the first ``k`` documents of each topic, ranked by score (ties by docno). ir_measures writes
     the whole run to a file for it, and gdeval.pl sorts all of it, seconds per run of 50,000 lines;
     :func:`top_rows` keeps what it reads.
@@ -175,9 +175,12 @@ def top_depth(measures: Sequence[Measure]) -> int | None:
     """
     import ir_measures
 
+    from ._gdeval import ERR_gdeval
+
     cutoffs = []
     for m in measures:
-        cutoff = m.params.get("cutoff") if ir_measures.gdeval.supports(m) else None
+        stock = m.stock(None) if m.NAME == ERR_gdeval.NAME else m  # ERR_gdeval@k is ERR@k
+        cutoff = stock.params.get("cutoff") if ir_measures.gdeval.supports(stock) else None
         if not isinstance(cutoff, int) or isinstance(cutoff, bool) or cutoff < 1:
             return None
         cutoffs.append(cutoff)
