@@ -175,11 +175,11 @@ def top_depth(measures: Sequence[Measure]) -> int | None:
     """
     import ir_measures
 
-    from ._gdeval import ERR_gdeval
+    from ._gdeval import _ERRGdeval
 
     cutoffs = []
     for m in measures:
-        stock = m.stock(None) if m.NAME == ERR_gdeval.NAME else m  # ERR_gdeval@k is ERR@k
+        stock = m.stock(None) if isinstance(m, _ERRGdeval) else m  # ERR_gdeval@k is ERR@k
         cutoff = stock.params.get("cutoff") if ir_measures.gdeval.supports(stock) else None
         if not isinstance(cutoff, int) or isinstance(cutoff, bool) or cutoff < 1:
             return None
