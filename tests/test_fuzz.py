@@ -476,11 +476,17 @@ _SUM_OVERFLOWS_MEAN_DOES_NOT = {
     "measure": "AP", "alphas": ["0", "1.7e308"], "bad_alpha": None, "corruption": None,
     "drop_extra": False, "index": 0,
 }
+# A qrels topic whose labels are all below -1 (trec_eval crashes on it after another topic): refused.
+_ONLY_SPAM_LABELS = {**_SUM_OVERFLOWS_MEAN_DOES_NOT, "topics": ["1", "2"], "alphas": ["5"],
+                     "qrels": [("1", "d0", 1), ("2", "d0", -2), ("2", "d1", -2)],
+                     "runs": {"r0": [("1", "d0", "1.0", 1.0), ("2", "d1", "0.5", 0.5)],
+                              "r1": [("2", "d0", "2.0", 2.0)], "r2": [("1", "d1", "1.0", 1.0)]}}
 
 
 @settings(FUZZ, max_examples=12)  # a command per example: fewer
 @given(case=eval_case())
 @example(case=_SUM_OVERFLOWS_MEAN_DOES_NOT)
+@example(case=_ONLY_SPAM_LABELS)
 def test_eval_fuzz(case):
     check_eval_case(case)
 

@@ -51,34 +51,42 @@ def assert_same(got, expected):
     np.testing.assert_array_equal(got.to_numpy(), expected.to_numpy(dtype=float))
 
 
-@pytest.fixture(scope="module")
-def trec7():
-    folder = data_path("trec7-adhoc-terrier-runs")
+def _read_trec7(folder, pattern):
+    """The runs and qrels of a TREC-7 folder, and the data folder (with gdeval.pl's reference output)."""
     qrels = read_qrels(folder / "qrels.adhoc.351-400.txt")
     runs = {}
-    for path in sorted(glob.glob(str(folder / "runs" / "*.run.gz"))):
+    for path in sorted(glob.glob(str(folder / "runs" / pattern))):
         run = read_run(path)
         runs[run["name"].iloc[0]] = run
-    return runs, qrels, folder
+    return runs, qrels, data_path("trec7-adhoc-terrier-runs")
 
 
-def _first_topics(runs, qrels, n, depth=None):
-    """The runs and qrels cut to the first ``n`` qrels topics (each topic's values depend on it alone),
-    and the runs to their first ``depth`` lines per topic (shorter real runs) if given."""
+@pytest.fixture(scope="module")
+def trec7():
+    """The 19 TREC-7 runs whole (the slow parameters)."""
+    return _read_trec7(data_path("trec7-adhoc-terrier-runs"), "*.run.gz")
+
+
+@pytest.fixture(scope="module")
+def trec7_top(trec7_short):
+    """The 19 TREC-7 runs' first 20 lines per topic (conftest), for the quick loop."""
+    return _read_trec7(trec7_short, "*.run")
+
+
+def _first_topics(runs, qrels, n):
+    """The runs and qrels cut to the first ``n`` qrels topics (each topic's values depend on it alone)."""
     keep = list(dict.fromkeys(qrels["qid"]))[:n]
-    cut = {k: r[r["qid"].isin(keep)] for k, r in runs.items()}
-    if depth is not None:
-        cut = {k: r.groupby("qid", sort=False).head(depth) for k, r in cut.items()}
-    return cut, qrels[qrels["qid"].isin(keep)]
+    return {k: r[r["qid"].isin(keep)] for k, r in runs.items()}, qrels[qrels["qid"].isin(keep)]
 
 
 @pytest.mark.parametrize("size", [(2, 5), pytest.param((3, None), marks=pytest.mark.slow)], ids=str)
-def test_all_measures_in_one_pass_equal_ir_measures_per_measure(trec7, size):
-    runs, qrels, _ = trec7
+def test_all_measures_in_one_pass_equal_ir_measures_per_measure(request, size):
     n_runs, n_topics = size
+    # the quick loop: 2 runs x 5 topics x 20 lines; CI (slow) 3 whole runs
+    runs, qrels, _ = request.getfixturevalue("trec7" if n_topics is None else "trec7_top")
     some = dict(list(runs.items())[:n_runs])
-    if n_topics is not None:  # the quick loop: 2 runs x 5 topics x 100 lines; CI (slow) 3 whole runs
-        some, qrels = _first_topics(some, qrels, n_topics, depth=100)
+    if n_topics is not None:
+        some, qrels = _first_topics(some, qrels, n_topics)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # UE's own notes about the pool
         matrices = topic_matrices(some, qrels, MEASURES)
@@ -89,9 +97,10 @@ def test_all_measures_in_one_pass_equal_ir_measures_per_measure(trec7, size):
 
 
 @pytest.mark.parametrize("n_topics", [6, pytest.param(None, marks=pytest.mark.slow)])
-def test_nineteen_runs_match_the_official_gdeval_output(trec7, n_topics):
-    runs, qrels, folder = trec7
-    if n_topics is not None:  # the quick loop: 6 topics of the 19 runs; CI (slow) all 50
+def test_nineteen_runs_match_the_official_gdeval_output(request, n_topics):
+    # the quick loop: 6 topics of the 19 runs' first 20 lines (all that @20 reads); CI (slow) the whole runs
+    runs, qrels, folder = request.getfixturevalue("trec7" if n_topics is None else "trec7_top")
+    if n_topics is not None:
         runs, qrels = _first_topics(runs, qrels, n_topics)
     nd, err = parse_measure("nDCG@20"), parse_measure("ERR@20")
     matrices = topic_matrices(runs, qrels, [nd, err])
