@@ -92,3 +92,34 @@ def downside_objective(clean_registry) -> str:
 
 
 # ------------------------------------------------ session-scoped fixtures: trained models shared by files
+
+
+# ------------------------------------------------------------------------------------------ evalspeed
+# The 19 TREC-7 runs cut short, for tests whose assertions are about the layout (widths, rows, names)
+# or internal consistency, not the runs' depth: a command reads 19 x 50 x 20 lines instead of 19 x 50,000.
+TREC7_SHORT_DEPTH = 20
+
+
+@pytest.fixture(scope="session")
+def trec7_short(tmp_path_factory) -> Path:
+    """A copy of ``trec7-adhoc-terrier-runs`` (qrels, topics, ``runs/``) whose runs keep their first
+    :data:`TREC7_SHORT_DEPTH` lines of each topic (the same names, the top of each ranking); read-only."""
+    import gzip
+    from collections import Counter
+
+    source = data_path("trec7-adhoc-terrier-runs")
+    folder = tmp_path_factory.mktemp("trec7-short")
+    for name in ("qrels.adhoc.351-400.txt", "topics.adhoc.351-400.txt"):
+        shutil.copyfile(source / name, folder / name)
+    (folder / "runs").mkdir()
+    for path in sorted((source / "runs").glob("*.run.gz")):
+        seen: Counter[str] = Counter()
+        kept = []
+        with gzip.open(path, "rt", encoding="utf-8") as lines:
+            for line in lines:
+                qid = line.split(maxsplit=1)[0] if line.strip() else ""
+                seen[qid] += 1
+                if seen[qid] <= TREC7_SHORT_DEPTH:
+                    kept.append(line)
+        (folder / "runs" / path.name.removesuffix(".gz")).write_text("".join(kept), encoding="utf-8")
+    return folder

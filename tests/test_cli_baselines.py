@@ -17,7 +17,6 @@ import ir_measures
 import numpy as np
 import pandas as pd
 import pytest
-from helpers import data_path
 from scipy import stats
 
 import pyterrier_risk as ptr
@@ -186,9 +185,9 @@ RUNS = ["stem-stop_BM25b0.75_1", "stem-stop_DLH13_2", "stem-stop_TF_IDF_5", "nos
 
 
 @pytest.fixture(scope="module")
-def trec7():
-    root = data_path("trec7-adhoc-terrier-runs")
-    return root / "qrels.adhoc.351-400.txt", [root / "runs" / f"{r}.run.gz" for r in RUNS]
+def trec7(trec7_short):
+    """Four of the TREC-7 runs, their first 20 lines per topic (conftest), and the qrels."""
+    return trec7_short / "qrels.adhoc.351-400.txt", [trec7_short / "runs" / f"{r}.run" for r in RUNS]
 
 
 def _run(capsys, argv):
@@ -213,17 +212,17 @@ def _independent_matrix(qrels_path, runs, measure="AP"):
 def test_csv_equals_the_python_api_on_an_independent_matrix(capsys, trec7):
     qrels, runs = trec7
     # runs anywhere on the line, as with eval
-    code, out, err = _run(capsys, ["baselines", runs[0], "--qrels", qrels, "--measure", "AP", runs[1],
+    code, out, err = _run(capsys, ["baselines", runs[0], "--qrels", qrels, "--measure", "nDCG@20", runs[1],
                                    "--alpha", "5", *runs[2:], "--format", "csv"])
     assert code == 0, err
     table = pd.read_csv(io.StringIO(out)).set_index("name")
-    expected = ptr.baseline_sensitivity(_independent_matrix(qrels, runs), alpha=5.0)
+    expected = ptr.baseline_sensitivity(_independent_matrix(qrels, runs, "nDCG@20"), alpha=5.0)
     assert list(table.index) == RUNS and list(table.columns) == [*RUNS, "MEAN", "MEDIAN", "MAX"]
     np.testing.assert_allclose(table.to_numpy(), expected.urisk.to_numpy(), atol=1e-12)
     f = expected.friedman
     assert f"chi2 = {f.statistic:.2f}" in err and f"p = {f.p_value:.2g}" in err and err.count("\n") == 1
     # issue 23 #9: the permutation p of the CLI (files in argument order) is the Python API's on any row order
-    python = ptr.baseline_sensitivity(_independent_matrix(qrels, runs[::-1]), alpha=5.0)
+    python = ptr.baseline_sensitivity(_independent_matrix(qrels, runs[::-1], "nDCG@20"), alpha=5.0)
     assert f"permutation p = {python.bias_test['p_value']:.2g}" in err
 
 
@@ -285,16 +284,16 @@ def test_too_few_runs_no_qrels_and_a_run_named_like_a_virtual_baseline(capsys, t
     with pytest.raises(SystemExit) as e:
         main(["baselines", "--alpha", "1", *map(str, runs)])
     assert e.value.code == 2 and "required: --qrels" in capsys.readouterr().err
-    shutil.copy(runs[0], tmp_path / "median.run.gz")
+    shutil.copy(runs[0], tmp_path / "median.run")
     code, _, err = _run(capsys, ["baselines", "--qrels", qrels, "--alpha", "1", *runs[1:],
-                                 tmp_path / "median.run.gz"])
+                                 tmp_path / "median.run"])
     assert code == 2 and "named 'median'" in err and err.count("\n") == 1
 
 
 @pytest.mark.realdata
-def test_the_default_table_fits_a_terminal_on_the_19_trec7_runs(capsys):
+def test_the_default_table_fits_a_terminal_on_the_19_trec7_runs(capsys, trec7_short):
     """Issue 23 #6: on the 19 TREC-7 runs the wide URisk table is 589 characters wide."""
-    root = data_path("trec7-adhoc-terrier-runs")
+    root = trec7_short  # the 19 runs' first 20 lines per topic: the same names, so the same widths
     argv = ["baselines", "--qrels", root / "qrels.adhoc.351-400.txt", "--measure", "AP", "--alpha", "5",
             "--permutations", "0", root / "runs"]
     code, out, err = _run(capsys, argv)

@@ -84,7 +84,7 @@ def _entry_points(bad: pd.DataFrame, path) -> dict[str, object]:
     }
 
 
-@settings(deadline=None, max_examples=25)
+@settings(deadline=None, max_examples=12)  # ten entry points per example
 @given(case=_run_with_a_defect())
 def test_every_entry_point_refuses_a_nan_score_or_a_repeated_pair_with_one_message(tmp_path_factory, case):
     bad, qid, docno = case

@@ -47,6 +47,8 @@ from pyterrier_risk.cli import main
 from pyterrier_risk.data import read_qrels, read_run
 
 FUZZ = settings(deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+#: examples of each fuzz in the quick loop; its ``_many`` twin (marked slow, run by CI) draws 80-250 others
+FAST = 20
 FLOAT_MAX = Fraction(sys.float_info.max)
 TOPICS = ["1", "2", "3", "4", "5"]
 DOCS = ["d0", "d1", "d2", "d3", "d4", "dé", "D-5"]
@@ -123,9 +125,25 @@ def _run_lines(records, benign, corruption, draw_index) -> tuple[list[str], byte
 
 
 # --------------------------------------------------------------------------------- the readers
-@FUZZ
-@given(records=run_records(), benign=BENIGN, corruption=st.sampled_from(RUN_CORRUPTIONS[:-1]), data=st.data())
+RUN_CASE = {"records": run_records(), "benign": BENIGN, "corruption": st.sampled_from(RUN_CORRUPTIONS[:-1]),
+            "data": st.data()}
+
+
+@settings(FUZZ, max_examples=FAST)
+@given(**RUN_CASE)
 def test_read_run_fuzz(records, benign, corruption, data):
+    check_read_run(records, benign, corruption, data)
+
+
+@pytest.mark.slow
+@FUZZ  # the profile's 100 examples
+@given(**RUN_CASE)
+def test_read_run_fuzz_many(records, benign, corruption, data):
+    check_read_run(records, benign, corruption, data)
+
+
+def check_read_run(records, benign, corruption, data):
+    """read_run on the records written with ``benign`` variations and ``corruption``."""
     lines, raw = _run_lines(records, benign, corruption, lambda n: data.draw(st.integers(0, n - 1)))
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "fuzz.run"
@@ -175,9 +193,25 @@ def _qrels_lines(records, benign, corruption, i) -> tuple[list[str], bytes | Non
     return lines, raw
 
 
-@FUZZ
-@given(records=qrels_records(), benign=BENIGN, corruption=st.sampled_from(QRELS_CORRUPTIONS), data=st.data())
+QRELS_CASE = {"records": qrels_records(), "benign": BENIGN, "corruption": st.sampled_from(QRELS_CORRUPTIONS),
+              "data": st.data()}
+
+
+@settings(FUZZ, max_examples=FAST)
+@given(**QRELS_CASE)
 def test_read_qrels_fuzz(records, benign, corruption, data):
+    check_read_qrels(records, benign, corruption, data)
+
+
+@pytest.mark.slow
+@FUZZ  # the profile's 100 examples
+@given(**QRELS_CASE)
+def test_read_qrels_fuzz_many(records, benign, corruption, data):
+    check_read_qrels(records, benign, corruption, data)
+
+
+def check_read_qrels(records, benign, corruption, data):
+    """read_qrels on the records written with ``benign`` variations and ``corruption``."""
     i = data.draw(st.integers(0, len(records) - 1))
     lines, raw = _qrels_lines(records, benign, corruption, i)
     with tempfile.TemporaryDirectory() as tmp:
@@ -263,9 +297,21 @@ def _letor_outcome(path: Path, n_features: int | None):
     return d
 
 
-@settings(FUZZ, max_examples=250)
+@settings(FUZZ, max_examples=FAST)
 @given(case=letor_file())
 def test_fast_letor_reader_agrees_with_strict_parser(case):
+    check_letor_case(case)
+
+
+@pytest.mark.slow
+@settings(FUZZ, max_examples=250)
+@given(case=letor_file())
+def test_fast_letor_reader_agrees_with_strict_parser_many(case):
+    check_letor_case(case)
+
+
+def check_letor_case(case):
+    """read_letor's fast path and its strict parser read ``case`` alike (the same arrays or error)."""
     from unittest import mock
 
     from pyterrier_risk.data import _letor, _letor_fast
@@ -430,12 +476,30 @@ _SUM_OVERFLOWS_MEAN_DOES_NOT = {
     "measure": "AP", "alphas": ["0", "1.7e308"], "bad_alpha": None, "corruption": None,
     "drop_extra": False, "index": 0,
 }
+# A qrels topic whose labels are all below -1 (trec_eval crashes on it after another topic): refused.
+_ONLY_SPAM_LABELS = {**_SUM_OVERFLOWS_MEAN_DOES_NOT, "topics": ["1", "2"], "alphas": ["5"],
+                     "qrels": [("1", "d0", 1), ("2", "d0", -2), ("2", "d1", -2)],
+                     "runs": {"r0": [("1", "d0", "1.0", 1.0), ("2", "d1", "0.5", 0.5)],
+                              "r1": [("2", "d0", "2.0", 2.0)], "r2": [("1", "d1", "1.0", 1.0)]}}
 
 
-@settings(FUZZ, max_examples=80)
+@settings(FUZZ, max_examples=12)  # a command per example: fewer
 @given(case=eval_case())
 @example(case=_SUM_OVERFLOWS_MEAN_DOES_NOT)
+@example(case=_ONLY_SPAM_LABELS)
 def test_eval_fuzz(case):
+    check_eval_case(case)
+
+
+@pytest.mark.slow
+@settings(FUZZ, max_examples=80)
+@given(case=eval_case())
+def test_eval_fuzz_many(case):
+    check_eval_case(case)
+
+
+def check_eval_case(case):
+    """``pyterrier-risk eval`` on the written case: a clean error, or the independent numbers."""
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
         paths = _write_case(case, folder)

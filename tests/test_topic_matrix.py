@@ -51,20 +51,42 @@ def assert_same(got, expected):
     np.testing.assert_array_equal(got.to_numpy(), expected.to_numpy(dtype=float))
 
 
-@pytest.fixture(scope="module")
-def trec7():
-    folder = data_path("trec7-adhoc-terrier-runs")
+def _read_trec7(folder, pattern):
+    """The runs and qrels of a TREC-7 folder, and the data folder (with gdeval.pl's reference output)."""
     qrels = read_qrels(folder / "qrels.adhoc.351-400.txt")
     runs = {}
-    for path in sorted(glob.glob(str(folder / "runs" / "*.run.gz"))):
+    for path in sorted(glob.glob(str(folder / "runs" / pattern))):
         run = read_run(path)
         runs[run["name"].iloc[0]] = run
-    return runs, qrels, folder
+    return runs, qrels, data_path("trec7-adhoc-terrier-runs")
 
 
-def test_all_measures_in_one_pass_equal_ir_measures_per_measure(trec7):
-    runs, qrels, _ = trec7
-    some = dict(list(runs.items())[:3])
+@pytest.fixture(scope="module")
+def trec7():
+    """The 19 TREC-7 runs whole (the slow parameters)."""
+    return _read_trec7(data_path("trec7-adhoc-terrier-runs"), "*.run.gz")
+
+
+@pytest.fixture(scope="module")
+def trec7_top(trec7_short):
+    """The 19 TREC-7 runs' first 20 lines per topic (conftest), for the quick loop."""
+    return _read_trec7(trec7_short, "*.run")
+
+
+def _first_topics(runs, qrels, n):
+    """The runs and qrels cut to the first ``n`` qrels topics (each topic's values depend on it alone)."""
+    keep = list(dict.fromkeys(qrels["qid"]))[:n]
+    return {k: r[r["qid"].isin(keep)] for k, r in runs.items()}, qrels[qrels["qid"].isin(keep)]
+
+
+@pytest.mark.parametrize("size", [(2, 5), pytest.param((3, None), marks=pytest.mark.slow)], ids=str)
+def test_all_measures_in_one_pass_equal_ir_measures_per_measure(request, size):
+    n_runs, n_topics = size
+    # the quick loop: 2 runs x 5 topics x 20 lines; CI (slow) 3 whole runs
+    runs, qrels, _ = request.getfixturevalue("trec7" if n_topics is None else "trec7_top")
+    some = dict(list(runs.items())[:n_runs])
+    if n_topics is not None:
+        some, qrels = _first_topics(some, qrels, n_topics)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # UE's own notes about the pool
         matrices = topic_matrices(some, qrels, MEASURES)
@@ -74,8 +96,12 @@ def test_all_measures_in_one_pass_equal_ir_measures_per_measure(trec7):
             assert_same(topic_matrix(some, qrels, m), matrices[m])
 
 
-def test_nineteen_runs_match_the_official_gdeval_output(trec7):
-    runs, qrels, folder = trec7
+@pytest.mark.parametrize("n_topics", [6, pytest.param(None, marks=pytest.mark.slow)])
+def test_nineteen_runs_match_the_official_gdeval_output(request, n_topics):
+    # the quick loop: 6 topics of the 19 runs' first 20 lines (all that @20 reads); CI (slow) the whole runs
+    runs, qrels, folder = request.getfixturevalue("trec7" if n_topics is None else "trec7_top")
+    if n_topics is not None:
+        runs, qrels = _first_topics(runs, qrels, n_topics)
     nd, err = parse_measure("nDCG@20"), parse_measure("ERR@20")
     matrices = topic_matrices(runs, qrels, [nd, err])
     gdeval = pd.read_csv(folder / "reference_eval" / "gdeval_c.csv", dtype={"topic": str})
@@ -178,3 +204,34 @@ def test_topic_scores_equal_the_reference_and_warn():
             expected = reference_matrix({name: runs[name]}, qrels, m).iloc[0]
             assert list(got.index) == list(expected.index) and got.name == str(m)
             np.testing.assert_array_equal(got.to_numpy(), expected.to_numpy())
+
+
+def _tied_runs():
+    """Runs whose 3rd-highest score is shared by several documents (gdeval breaks the tie by docno)."""
+    qrels = pd.DataFrame({"qid": ["1"] * 6 + ["2"] * 3, "docno": list("abcdef") + list("abc"),
+                          "label": [0, 2, 1, 0, 1, 2, 1, 0, 2]})
+    run = pd.DataFrame({"qid": ["1"] * 8 + ["2"] * 5,
+                        "docno": list("abcdefgh") + list("abcde"),
+                        "score": [9.0, 8.0, 5.0, 5.0, 5.0, 5.0, 1.0, 0.5, 3.0, 3.0, 3.0, 3.0, 2.0]})
+    return {"tied": run, "reversed": run.iloc[::-1].reset_index(drop=True)}, qrels
+
+
+def test_gdeval_measures_see_only_the_top_of_each_topic_ties_included():
+    from pyterrier_risk.measures._topics import top_depth, top_rows
+
+    runs, qrels = _tied_runs()
+    kept = top_rows(runs["tied"], 3)
+    # topic 1: 9, 8 and every 5 (tied at the 3rd place); topic 2: all four 3s, not the 2
+    assert kept["docno"].tolist() == list("abcdef") + list("abcd")
+    assert top_rows(runs["tied"], 10) is runs["tied"]
+    assert top_depth([parse_measure("ERR@3"), parse_measure("nDCG(dcg='exp-log2')@5")]) == 5
+    assert top_depth([parse_measure("ERR_gdeval@4")]) == 4  # ERR@4 by another name
+    assert top_depth([parse_measure("nDCG_gdeval@4")]) is None  # pytrec_eval's nDCG with gdeval's gains
+    assert top_depth([parse_measure("ERR@3"), parse_measure("AP")]) is None  # AP reads the whole run
+    assert top_depth([parse_measure("nDCG@3")]) is None  # pytrec_eval's, not gdeval's
+    # the values are ir_measures' on the whole run, whatever the ties and the row order
+    measures = [parse_measure(m) for m in ["ERR@3", "nDCG(dcg='exp-log2')@3", "ERR@1", "ERR_gdeval@3", "AP",
+                                           "nDCG@3"]]
+    matrices = topic_matrices(runs, qrels, measures)
+    for m in measures:
+        assert_same(matrices[m], reference_matrix(runs, qrels, m))

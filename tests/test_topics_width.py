@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-from helpers import data_path
 
 from pyterrier_risk.cli import main
 
@@ -13,9 +12,9 @@ def _widest(text: str) -> int:
 
 
 @pytest.mark.parametrize("extra", [["--alpha", "1", "--se", "jackknife"], ["--all", "--round", "8"]])
-def test_topics_rows_fit_160_characters_on_the_trec7_runs(capsys, extra):
-    folder = data_path("trec7-adhoc-terrier-runs")
-    runs = sorted(str(p) for p in (folder / "runs").glob("*.run.gz"))
+def test_topics_rows_fit_160_characters_on_the_trec7_runs(capsys, extra, trec7_short):
+    folder = trec7_short  # the 19 runs' first 20 lines per topic: the widths are the same
+    runs = sorted(str(p) for p in (folder / "runs").glob("*.run"))
     assert len(runs) == 19
     assert main(["topics", *runs, "--qrels", str(folder / "qrels.adhoc.351-400.txt"), "--baseline", runs[4],
                  "--topics", str(folder / "topics.adhoc.351-400.txt"), *extra]) == 0

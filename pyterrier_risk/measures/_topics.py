@@ -42,6 +42,9 @@ def topic_scores(measure: Measure, qrels: pd.DataFrame, run: pd.DataFrame, who: 
     run_topics = set(run["query_id"].astype(str)) if len(run) else set()
     values = dict.fromkeys(topics, 0.0)
     if len(run):
+        depth = top_depth([measure])
+        if depth is not None:  # gdeval.pl reads only the top of each topic: spare it the rest
+            run = top_rows(run, depth, "query_id")
         # {qid: {docno: value}} spares ir_measures a named tuple per row (a repeated pair: the frames)
         qrels_in, qrels_unique = _nested(qrels["query_id"], qrels["doc_id"], qrels["relevance"])
         run_in, run_unique = _nested(run["query_id"], run["doc_id"], run["score"])
@@ -87,10 +90,11 @@ def topic_matrices(
 
     The values are those of ``ir_measures.iter_calc`` on each run (the same evaluators), under the
     topic policy of :func:`topic_matrix`, without warnings. One ``ir_measures.evaluator`` is built
-    for the qrels and all the measures; each run is handed to it as ``{qid: {docno: score}}``, built
-    topic block by topic block (ir_measures' own conversion of a DataFrame makes a named tuple per
-    row). A topic with no result gets the measure's ``DEFAULT`` from ir_measures (0 for all of its
-    measures), a topic absent from the qrels 0, and results for topics outside ``qids``/the qrels
+    for the qrels and all the measures (two when some are gdeval.pl's: those get only the top of each
+    topic, :func:`top_rows`); each run is handed to it as ``{qid: {docno: score}}``, built topic block
+    by topic block (ir_measures' own conversion of a DataFrame makes a named tuple per row). A topic
+    with no result gets the measure's ``DEFAULT`` from ir_measures (0 for all of its measures), a
+    topic absent from the qrels 0, and results for topics outside ``qids``/the qrels
     are not evaluated. A run is held to the run policy of :func:`read_run`
     (:func:`pyterrier_risk.core.check_run_frame`: no NaN score, no (qid, docno) pair twice).
 
@@ -123,12 +127,16 @@ def topic_matrices(
     wanted = {q for q in topics if q in qrels_in}
     values = {m: np.zeros((len(runs), len(topics))) for m in measures}
     if runs and wanted:
-        evaluator = ir_measures.evaluator(measures, qrels_in if unique else _irm_qrels(qrels))
+        qrels_arg = qrels_in if unique else _irm_qrels(qrels)
+        evaluators = [(ir_measures.evaluator(group, qrels_arg), group, depth)
+                      for group, depth in _by_depth(measures)]
         for name in runs:  # every run checked before any is evaluated
             check_run_frame(runs[name], f"run {name!r}")
         for i, frame in enumerate(_progress(runs.values(), progress)):
-            for m, qid, value in _evaluate_run(evaluator, measures, frame, wanted):
-                values[m][i, position[qid]] = value
+            for evaluator, group, depth in evaluators:
+                part = frame if depth is None else top_rows(frame, depth)
+                for m, qid, value in _evaluate_run(evaluator, group, part, wanted):
+                    values[m][i, position[qid]] = value
     frames = {m: pd.DataFrame(values[m], index=list(runs), columns=topics) for m in measures}
     return frames if topics == columns else {m: f.reindex(columns=columns) for m, f in frames.items()}
 
@@ -149,6 +157,68 @@ def _evaluate_run(
         qid = str(metric.query_id)
         if qid in wanted and metric.measure in measures:
             yield metric.measure, qid, float(metric.value)
+
+
+def top_depth(measures: Sequence[Measure]) -> int | None:
+    """How deep a run must go for ``measures`` if all are gdeval.pl's, else ``None`` (the whole run).
+
+    gdeval.pl (``ERR@k``, ``ERR_gdeval@k``, ``nDCG(dcg='exp-log2')@k``: ``ir_measures.gdeval``'s) reads
+    only the first ``k`` documents of each topic, ranked by score (ties by docno). ir_measures writes
+    the whole run to a file for it, and gdeval.pl sorts all of it, seconds per run of 50,000 lines;
+    :func:`top_rows` keeps what it reads.
+
+    Args:
+        measures: ``ir_measures`` measures.
+
+    Returns:
+        The largest cutoff, or ``None`` when a measure is not gdeval.pl's or has no whole cutoff >= 1.
+    """
+    import ir_measures
+
+    from ._gdeval import _ERRGdeval
+
+    cutoffs = []
+    for m in measures:
+        stock = m.stock(None) if isinstance(m, _ERRGdeval) else m  # ERR_gdeval@k is ERR@k
+        cutoff = stock.params.get("cutoff") if ir_measures.gdeval.supports(stock) else None
+        if not isinstance(cutoff, int) or isinstance(cutoff, bool) or cutoff < 1:
+            return None
+        cutoffs.append(cutoff)
+    return max(cutoffs) if cutoffs else None
+
+
+def top_rows(frame: pd.DataFrame, depth: int, qid: str = "qid") -> pd.DataFrame:
+    """The rows of each topic whose score is at least the topic's ``depth``-th highest, in frame order.
+
+    Ties at the boundary are all kept, so any ranking by score (whatever breaks the ties) has the
+    same first ``depth`` documents in the kept rows as in the whole frame. Topics are told apart by
+    the ``qid`` column's values as they are (a finer split than the evaluators' text ids, which only
+    keeps more rows).
+
+    Args:
+        frame: a result frame (``qid`` or ``query_id``, ``score``; checked by the run policy).
+        depth: how many documents of each topic are read (>= 1).
+        qid: the topic column.
+
+    Returns:
+        ``frame`` itself when nothing would go, else the kept rows.
+    """
+    from pandas.api.types import is_numeric_dtype
+
+    if not len(frame) or not is_numeric_dtype(frame["score"]):
+        return frame
+    # rank 'min' descending = 1 + the number of strictly higher scores in the topic
+    higher = frame.groupby(qid, sort=False, dropna=False)["score"].rank(method="min", ascending=False)
+    keep = (higher <= depth).to_numpy()
+    return frame if keep.all() else frame[keep]
+
+
+def _by_depth(measures: list[Measure]) -> list[tuple[list[Measure], int | None]]:
+    """The measures in up to two groups: gdeval.pl's with the depth it reads, the others (``None``)."""
+    top = [m for m in measures if top_depth([m]) is not None]
+    rest = [m for m in measures if m not in top]
+    groups: list[tuple[list[Measure], int | None]] = [(rest, None)] if rest else []
+    return groups + [(top, top_depth(top))] if top else groups
 
 
 def _as_str(values: pd.Series) -> list[Any]:
