@@ -284,6 +284,24 @@ def test_readme_test_command_is_what_ci_runs():
     assert os.path.exists(REPO / ".ci" / "run")
 
 
+def test_the_slow_tests_are_left_out_by_default_and_ci_runs_them_under_a_coverage_floor():
+    """The README's command deselects ``slow`` (pyproject's addopts); CI runs them and checks coverage."""
+    import tomllib
+
+    pyproject = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))
+    assert pyproject["tool"]["pytest"]["ini_options"]["addopts"] == ["-m", "not slow"]
+    lines = (REPO / ".ci" / "run").read_text(encoding="utf-8").replace("\\\n", " ").splitlines()
+    command = "python -m pytest -q -n auto --dist loadfile"
+    readme_run = next(i for i, line in enumerate(lines) if line.endswith(command))
+    assert "--cov" in lines[readme_run], "CI collects the README run's coverage"
+    slow = lines[readme_run + 1:][[" -m slow " in line for line in lines[readme_run + 1:]].index(True)]
+    assert "--cov-append" in slow, "CI runs the slow tests after it, their coverage joined to the first"
+    floor = re.search(r"--cov-fail-under=(\d+(?:\.\d+)?)", slow)
+    assert floor and float(floor[1]) >= 93.5, "CI keeps line coverage at or above its floor"
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    assert "`-m slow`" in readme and '`-m "slow or not slow"`' in readme
+
+
 def test_built_docs_render_math_offline(tmp_path: Path):
     """A page built with the docs' conf.py loads MathJax from the built folder, nothing from the network.
 
