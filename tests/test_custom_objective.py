@@ -484,6 +484,7 @@ exec(compile(code, "<a docs page>", "exec"), {"__name__": "docs_page"})  # no im
 '''
 
 
+@pytest.mark.slow
 def test_a_rule_defined_by_exec_works_again_in_the_next_process(tmp_path):
     """A pair rule outside an importable module (a docs page's block) is not cached on disk: a cached
     loop would make numba re-import the rule's module in the next process (ModuleNotFoundError)."""

@@ -148,6 +148,7 @@ def test_topics_and_baselines_read_the_output_folder(one_worker):
     assert urisk == pytest.approx(np.maximum(delta, 0).mean() - 6 * np.maximum(-delta, 0).mean(), abs=1e-12)
 
 
+@pytest.mark.slow
 def test_same_results_with_two_workers_and_on_a_dask_cluster(data, one_worker, tmp_path):
     distributed = pytest.importorskip("distributed")
     result, out = one_worker
@@ -214,6 +215,7 @@ def _dying(tmp_path: Path, marker: str) -> tuple[list[str], dict[str, str]]:
     return args, env
 
 
+@pytest.mark.slow
 def test_a_worker_that_dies_once_is_retried(data, tmp_path):
     args, env = _dying(tmp_path, "once")
     done = _learn(str(data), *args, "--out", str(tmp_path / "out"), env=env)
@@ -223,6 +225,7 @@ def test_a_worker_that_dies_once_is_retried(data, tmp_path):
     assert set(per_query["objective"]) == {"lambdarank", "dies", "tfaro"} and len(per_query) == 3 * 8 * 3
 
 
+@pytest.mark.slow
 def test_a_task_that_kills_its_worker_twice_is_named_and_the_others_are_kept(data, tmp_path):
     args, env = _dying(tmp_path, "always")
     out = tmp_path / "out"
