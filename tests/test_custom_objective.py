@@ -280,6 +280,7 @@ print("REPR", repr(model))
 '''
 
 
+@pytest.mark.slow
 def test_saved_custom_objective_loads_in_a_fresh_process(tmp_path, monkeypatch):
     (tmp_path / "my_cvar_objective.py").write_text(MODULE)
     monkeypatch.syspath_prepend(str(tmp_path))

@@ -162,8 +162,6 @@ def page_registry():
 # Pages whose blocks need more than about 8 s (real data, studies, plots): run with -m slow (README, CI)
 SLOW_PAGES = {"cli.md", "which_topics_baseline_alpha.md", "baselines_sensitivity.md", "tutorial.md",
               "results_lightgbm_example.md", "hurt_topics.md", "pisa_features.md", "results_neural.md"}
-# console blocks that train a study on MQ2008: (page, part of the command)
-SLOW_CONSOLE = {("learn_tables.md", "--measure letor --no-progress --out mq2008_letor")}
 
 
 def _slow_if(slow: bool, *values: object, id: str) -> object:
@@ -388,11 +386,10 @@ def _not_run(page: Path, block: Block) -> str | None:
     return next((why for (p, f), why in NOT_RUN.items() if p == name and first.startswith(f[:40])), None)
 
 
+@pytest.mark.slow  # each command runs in a fresh interpreter (subprocess), many on the real data
 @pytest.mark.realdata
-@pytest.mark.parametrize(("page", "block"), [
-    _slow_if(any(p.name == page and part in " ".join(" ".join(_commands(b)).split())
-                 for page, part in SLOW_CONSOLE), p, b, id=f"{p.name}:{b.line}")
-    for p, b in _console_outputs()])
+@pytest.mark.parametrize(("page", "block"), _console_outputs(),
+                         ids=[f"{p.name}:{b.line}" for p, b in _console_outputs()])
 def test_console_block_prints_what_it_shows(page: Path, block: Block, tmp_path: Path):
     why = _not_run(page, block)
     if why:

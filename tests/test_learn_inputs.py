@@ -187,6 +187,7 @@ def _write(path: Path, text: str) -> Path:
 # ---------------------------------------------------------------- 27.10: FIFOs and devices as data
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs on this system")
 @pytest.mark.parametrize("where", ["file", "partition", "split", "dev_zero"])
 def test_a_fifo_or_device_as_data_is_refused_without_hanging(tmp_path, data, where):

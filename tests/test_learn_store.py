@@ -214,6 +214,7 @@ def test_random_damage_never_raises(tmp_path):
         assert got is None or isinstance(got, TaskResult)
 
 
+@pytest.mark.slow
 def test_a_malicious_pickle_in_tasks_is_never_run_on_resume(data, study, tmp_path):
     """Every stored task replaced by a pickle whose __reduce__ runs a command: resume never runs it."""
     import shutil
