@@ -256,6 +256,7 @@ print("REPR", repr(model))
 '''
 
 
+@pytest.mark.slow
 def test_saved_custom_objective_loads_in_a_fresh_process(tmp_path, monkeypatch):
     (tmp_path / "my_cvar_objective.py").write_text(MODULE)
     monkeypatch.syspath_prepend(str(tmp_path))
@@ -460,6 +461,7 @@ exec(compile(code, "<a docs page>", "exec"), {"__name__": "docs_page"})  # no im
 '''
 
 
+@pytest.mark.slow
 def test_a_rule_defined_by_exec_works_again_in_the_next_process(tmp_path):
     """A pair rule outside an importable module (a docs page's block) is not cached on disk: a cached
     loop would make numba re-import the rule's module in the next process (ModuleNotFoundError)."""

@@ -159,7 +159,18 @@ def page_registry():
         ptr.unregister_objective(name)
 
 
-@pytest.mark.parametrize("page", [p for p in PAGES if p.name not in NO_CODE_PAGES], ids=lambda p: p.name)
+# Pages whose blocks need more than about 8 s (real data, studies, plots): run with -m slow (README, CI)
+SLOW_PAGES = {"cli.md", "which_topics_baseline_alpha.md", "baselines_sensitivity.md", "tutorial.md",
+              "results_lightgbm_example.md", "hurt_topics.md", "pisa_features.md", "results_neural.md"}
+
+
+def _slow_if(slow: bool, *values: object, id: str) -> object:
+    """One parameter, marked ``slow`` when asked."""
+    return pytest.param(*values, id=id, marks=[pytest.mark.slow] if slow else [])
+
+
+@pytest.mark.parametrize("page", [_slow_if(p.name in SLOW_PAGES, p, id=p.name) for p in PAGES
+                                  if p.name not in NO_CODE_PAGES])
 def test_page_examples_run(page: Path, monkeypatch: pytest.MonkeyPatch, page_registry):
     blocks = python_blocks(page)
     if any(block.code.lstrip().startswith("# requires: torch") for block in blocks):  # docs/neural.md
@@ -284,6 +295,24 @@ def test_readme_test_command_is_what_ci_runs():
     assert os.path.exists(REPO / ".ci" / "run")
 
 
+def test_the_slow_tests_are_left_out_by_default_and_ci_runs_them_under_a_coverage_floor():
+    """The README's command deselects ``slow`` (pyproject's addopts); CI runs them and checks coverage."""
+    import tomllib
+
+    pyproject = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))
+    assert pyproject["tool"]["pytest"]["ini_options"]["addopts"] == ["-m", "not slow"]
+    lines = (REPO / ".ci" / "run").read_text(encoding="utf-8").replace("\\\n", " ").splitlines()
+    command = "python -m pytest -q -n auto --dist loadfile"
+    readme_run = next(i for i, line in enumerate(lines) if line.endswith(command))
+    assert "--cov" in lines[readme_run], "CI collects the README run's coverage"
+    slow = lines[readme_run + 1:][[" -m slow " in line for line in lines[readme_run + 1:]].index(True)]
+    assert "--cov-append" in slow, "CI runs the slow tests after it, their coverage joined to the first"
+    floor = re.search(r"--cov-fail-under=(\d+(?:\.\d+)?)", slow)
+    assert floor and float(floor[1]) >= 93.5, "CI keeps line coverage at or above its floor"
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    assert "`-m slow`" in readme and '`-m "slow or not slow"`' in readme
+
+
 def test_built_docs_render_math_offline(tmp_path: Path):
     """A page built with the docs' conf.py loads MathJax from the built folder, nothing from the network.
 
@@ -357,6 +386,7 @@ def _not_run(page: Path, block: Block) -> str | None:
     return next((why for (p, f), why in NOT_RUN.items() if p == name and first.startswith(f[:40])), None)
 
 
+@pytest.mark.slow  # each command runs in a fresh interpreter (subprocess), many on the real data
 @pytest.mark.realdata
 @pytest.mark.parametrize(("page", "block"), _console_outputs(),
                          ids=[f"{p.name}:{b.line}" for p, b in _console_outputs()])

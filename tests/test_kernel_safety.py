@@ -155,6 +155,7 @@ _ONLY_WHAT_IS_USED = textwrap.dedent(
 )
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "kind, loop",
     [("lambdarank", "lambdas_pairloop_scale_rule_serial"), ("urisk", "lambdas_ucro_kernel_ucro_rule_serial"),
@@ -281,6 +282,7 @@ _RUN_FAR = textwrap.dedent(
 )
 
 
+@pytest.mark.slow
 def test_bounds_checks_apply_even_when_the_loop_is_already_cached(tmp_path):
     # numba's cache index leaves NUMBA_BOUNDSCHECK out: the learner's cache folder is keyed by it, so a
     # loop cached without bounds checks is not loaded when they are asked for (a read out of bounds is

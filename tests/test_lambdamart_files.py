@@ -25,6 +25,7 @@ def saved(synthetic_data, tmp_path_factory):
     return folder
 
 
+@pytest.mark.slow
 def test_truncated_model_without_digest_raises_instead_of_aborting(saved, tmp_path):
     """Cut model.txt at many points; each load must raise ValueError in a process that survives."""
     result = run_python(f"""
@@ -52,6 +53,7 @@ def test_truncated_model_without_digest_raises_instead_of_aborting(saved, tmp_pa
     assert refused == total > 90
 
 
+@pytest.mark.slow
 def test_edited_model_text_is_refused_or_loads_never_crashes(saved, tmp_path):
     """Random line deletions and digit edits in a 0.1 folder: ValueError or a working model."""
     result = run_python(f"""

@@ -190,6 +190,7 @@ LIES = [
 ]
 
 
+@pytest.mark.slow
 def test_each_lie_of_the_issue_gives_a_one_line_error_in_a_process_that_survives(saved, tmp_path):
     text = (saved / "model.txt").read_text()
     folders = [

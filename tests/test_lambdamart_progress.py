@@ -30,6 +30,7 @@ def test_the_bar_says_it_compiles_before_the_first_tree(synthetic_data, capsys, 
     np.testing.assert_array_equal(model.transform(res)["score"], quiet.transform(res)["score"])
 
 
+@pytest.mark.slow
 def test_kernel_status_reports_compiling_loading_and_no_cache(tmp_path):
     """In a fresh process: compile (empty cache), load (a cache entry exists), or no cache at all."""
     code = textwrap.dedent("""

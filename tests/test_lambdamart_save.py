@@ -301,6 +301,7 @@ for w in caught:
 """
 
 
+@pytest.mark.slow
 def test_saving_an_objective_of_main_warns_that_no_other_process_can_load_it(tmp_path):
     script = tmp_path / "train.py"
     script.write_text(SCRIPT.format(folder=str(tmp_path / "model")))
@@ -404,12 +405,14 @@ def test_a_folder_never_imports_its_module_without_the_opt_in(payload_folder, ho
     assert "trust_remote_code=True" in line and "import dl_model.payload yourself" in line
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("how", ["trusted", "artifact-trusted"])
 def test_with_the_opt_in_the_folders_module_is_imported(payload_folder, how):
     assert load_payload(payload_folder, how) == "LOADED t_payload 3"
     assert (payload_folder.parent / "MARKER").read_text() == "ran"
 
 
+@pytest.mark.slow
 def test_an_objective_the_caller_imported_loads_without_the_opt_in(payload_folder):
     assert load_payload(payload_folder, "imported") == "LOADED t_payload 3"
 

@@ -67,7 +67,18 @@ def test_frames_and_files(one_worker):
     assert '"threads": 1' in (out / "settings.json").read_text()
 
 
-def test_test_and_correction_choose_the_tables_tests(data, one_worker, tmp_path):
+def _main(capsys: pytest.CaptureFixture[str], *args: str) -> str:
+    """Run the command in this process (no interpreter to start); what it printed."""
+    from pyterrier_risk.cli import main
+
+    capsys.readouterr()
+    status = main(list(args))
+    printed = capsys.readouterr()
+    assert status == 0, printed.err
+    return printed.out
+
+
+def test_test_and_correction_choose_the_tables_tests(data, one_worker, tmp_path, capsys):
     """``--test``/``--correction`` reach the printed and the written tables (the tasks are reused)."""
     import shutil
 
@@ -75,17 +86,16 @@ def test_test_and_correction_choose_the_tables_tests(data, one_worker, tmp_path)
 
     result, out = one_worker
     shutil.copytree(out / "tasks", tmp_path / "out" / "tasks")
-    done = _learn(str(data), "--baseline", "1", "--baselines", "1", "2", "3", "--objective", "tfaro",
-                  "tfaro_star", "--alpha", "5", "--rounds", "5", "--early-stopping", "none", "--no-progress",
-                  "--workers", "1", "--test", "randomization", "--correction", "none", "--format", "csv",
-                  "--out", str(tmp_path / "out"))
-    assert done.returncode == 0, done.stderr
+    printed = _main(capsys, "learn", str(data), "--baseline", "1", "--baselines", "1", "2", "3",
+                    "--objective", "tfaro", "tfaro_star", "--alpha", "5", "--rounds", "5", "--early-stopping",
+                    "none", "--no-progress", "--workers", "1", "--test", "randomization", "--correction",
+                    "none", "--format", "csv", "--out", str(tmp_path / "out"))
     expected = learner_table(result.per_query, single="F1", multiple=["F1", "F2", "F3"], test="randomization",
                              correction=None)
     shown = pd.read_csv(tmp_path / "out" / "tables.csv", nrows=len(expected))
     assert shown["NDCG@10 p-value corrected"].tolist() == pytest.approx(
         expected["NDCG@10 p-value"].tolist(), nan_ok=True)
-    assert done.stdout == (tmp_path / "out" / "tables.csv").read_text()
+    assert printed == (tmp_path / "out" / "tables.csv").read_text()
 
 
 def test_a_study_written_over_another_leaves_none_of_its_runs_or_tables(one_worker, tmp_path):
@@ -109,19 +119,17 @@ def test_a_study_written_over_another_leaves_none_of_its_runs_or_tables(one_work
     assert set(_files(folder)) == set(_files(out)) and (folder / "tasks" / "k.pkl").read_text() == "kept"
 
 
-def test_runs_and_qrels_evaluate_with_eval(one_worker):
+def test_runs_and_qrels_evaluate_with_eval(one_worker, capsys):
     """The study's runs and qrels are what ``eval`` reads: its NDCG@10 with 2^l - 1 gains equals ours."""
     result, out = one_worker
-    cmd = [sys.executable, "-m", "pyterrier_risk", "eval", str(out / "runs" / "tfaro_a5_s1.run"), "--qrels",
-           str(out / "qrels.txt"), "--measure", "nDCG(gains={0:0,1:1,2:3})@10", "--format", "csv"]
-    done = subprocess.run(cmd, capture_output=True, text=True, cwd=REPO, timeout=120)
-    assert done.returncode == 0, done.stderr
-    value = float(done.stdout.splitlines()[1].split(",")[1])
+    printed = _main(capsys, "eval", str(out / "runs" / "tfaro_a5_s1.run"), "--qrels", str(out / "qrels.txt"),
+                    "--measure", "nDCG(gains={0:0,1:1,2:3})@10", "--format", "csv")
+    value = float(printed.splitlines()[1].split(",")[1])
     mine = result.per_query.query("objective == 'tfaro'")["ndcg"].mean()
     assert value == pytest.approx(mine, abs=1e-12)
 
 
-def test_topics_and_baselines_read_the_output_folder(one_worker):
+def test_topics_and_baselines_read_the_output_folder(one_worker, capsys):
     """``topics`` and ``baselines`` analyse the study's runs and qrels as they are (docs/learn.md)."""
     import io
 
@@ -132,12 +140,9 @@ def test_topics_and_baselines_read_the_output_folder(one_worker):
     delta = (s - b.loc[s.index]).to_numpy()
 
     def run(*args: str) -> pd.DataFrame:
-        done = subprocess.run([sys.executable, "-m", "pyterrier_risk", *args, "--qrels",
-                               str(out / "qrels.txt"), "--measure", measure, "--alpha", "5", "--format",
-                               "csv"],
-                              capture_output=True, text=True, cwd=REPO, timeout=120)
-        assert done.returncode == 0, done.stderr
-        return pd.read_csv(io.StringIO(done.stdout), dtype={"qid": str})
+        printed = _main(capsys, *args, "--qrels", str(out / "qrels.txt"), "--measure", measure,
+                        "--alpha", "5", "--format", "csv")
+        return pd.read_csv(io.StringIO(printed), dtype={"qid": str})
 
     topics = run("topics", str(runs / "tfaro_a5_s1.run"), "--baseline", str(runs / "lambdarank_a0_s1.run"),
                  "--all")
@@ -148,6 +153,7 @@ def test_topics_and_baselines_read_the_output_folder(one_worker):
     assert urisk == pytest.approx(np.maximum(delta, 0).mean() - 6 * np.maximum(-delta, 0).mean(), abs=1e-12)
 
 
+@pytest.mark.slow
 def test_same_results_with_two_workers_and_on_a_dask_cluster(data, one_worker, tmp_path):
     distributed = pytest.importorskip("distributed")
     result, out = one_worker
@@ -214,6 +220,7 @@ def _dying(tmp_path: Path, marker: str) -> tuple[list[str], dict[str, str]]:
     return args, env
 
 
+@pytest.mark.slow
 def test_a_worker_that_dies_once_is_retried(data, tmp_path):
     args, env = _dying(tmp_path, "once")
     done = _learn(str(data), *args, "--out", str(tmp_path / "out"), env=env)
@@ -223,6 +230,7 @@ def test_a_worker_that_dies_once_is_retried(data, tmp_path):
     assert set(per_query["objective"]) == {"lambdarank", "dies", "tfaro"} and len(per_query) == 3 * 8 * 3
 
 
+@pytest.mark.slow
 def test_a_task_that_kills_its_worker_twice_is_named_and_the_others_are_kept(data, tmp_path):
     args, env = _dying(tmp_path, "always")
     out = tmp_path / "out"

@@ -249,6 +249,7 @@ def http_port() -> Iterator[int]:
     server.shutdown()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("port", ["silent_port", "http_port"])
 def test_a_scheduler_address_that_is_no_scheduler_is_one_line(data, modules, port, request):
     """Issue 27.10: a port that never answers hung for minutes; an HTTP service gave a MemoryError."""

@@ -186,6 +186,7 @@ def _write(path: Path, text: str) -> Path:
 # ---------------------------------------------------------------- 27.10: FIFOs and devices as data
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs on this system")
 @pytest.mark.parametrize("where", ["file", "partition", "split", "dev_zero"])
 def test_a_fifo_or_device_as_data_is_refused_without_hanging(tmp_path, data, where):
@@ -411,10 +412,18 @@ def one_fold_study(tmp_path_factory, data):
         shutil.copy(data / f"{part}.txt", fold / f"{role}.txt")
     run = _run_file(root / "my run.run", data, scale=4096.0, offset=1e18, keep=22)  # S3 has 8 queries: 2 lack
     out = root / "out"
-    done = subprocess.run(
-        [sys.executable, "-m", "pyterrier_risk", "learn", str(fold), "--folds", "1", "--baseline", str(run),
-         "--objective", "tfaro", "--alpha", "5", "--rounds", "2", "--workers", "1", "--out", str(out)],
-        capture_output=True, text=True, timeout=600, env={**os.environ, "PYTHONPATH": str(REPO)})  # fmt: skip
+    # in this process (no interpreter to start), its output caught as a subprocess's would be
+    from contextlib import redirect_stderr, redirect_stdout
+    from io import StringIO
+    from types import SimpleNamespace
+
+    from pyterrier_risk.cli import main
+
+    printed, err = StringIO(), StringIO()
+    with redirect_stdout(printed), redirect_stderr(err):
+        status = main(["learn", str(fold), "--folds", "1", "--baseline", str(run), "--objective", "tfaro",
+                       "--alpha", "5", "--rounds", "2", "--workers", "1", "--out", str(out)])
+    done = SimpleNamespace(returncode=status, stdout=printed.getvalue(), stderr=err.getvalue())
     return done, out
 
 

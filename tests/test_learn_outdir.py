@@ -202,6 +202,7 @@ class Blocks(ptr.Objective):
 '''
 
 
+@pytest.mark.slow
 @posix_only
 def test_a_second_study_into_the_folder_is_refused_naming_the_firsts_pid(data, tmp_path):
     (tmp_path / "blocking_objective.py").write_text(BLOCKING_MODULE)
@@ -251,6 +252,7 @@ ptr.risk_study(sys.argv[1], out=sys.argv[2], alphas=[10], baseline=1, baselines=
 """
 
 
+@pytest.mark.slow
 def test_a_failure_while_writing_keeps_the_previous_set_whole(data, studies, tmp_path):
     out = with_tasks(studies, 5, tmp_path / "out")
     before = files(out)
@@ -263,6 +265,7 @@ def test_a_failure_while_writing_keeps_the_previous_set_whole(data, studies, tmp
     assert files(out) == files(studies[10])
 
 
+@pytest.mark.slow
 @posix_only
 def test_a_file_size_limit_mid_write_keeps_the_previous_set_whole(data, studies, tmp_path):
     """RLIMIT_FSIZE above per_query.csv and below a run file: the writer fails after several files."""
@@ -282,6 +285,7 @@ def test_a_file_size_limit_mid_write_keeps_the_previous_set_whole(data, studies,
     assert files(out) == before
 
 
+@pytest.mark.slow
 def test_an_interrupted_move_is_finished_by_the_next_write(data, studies, tmp_path):
     """A process killed while moving the staged files in: the next write into the folder finishes them
     (the journal), so the earlier set's files are known and none is left behind."""

@@ -18,6 +18,7 @@ pytestmark = pytest.mark.realdata
 PAGE_PARAMS = ["learning_rate=0.05", "num_leaves=15", "min_data_in_leaf=50", "feature_fraction=0.8"]
 
 
+@pytest.mark.slow
 def test_fold1_slice_gives_the_pages_numbers(tmp_path):
     (tmp_path / "mq2008").mkdir()
     (tmp_path / "mq2008" / "Fold1").symlink_to(data_path("letor4-mq2008", "Fold1"))

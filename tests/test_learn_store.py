@@ -214,6 +214,7 @@ def test_random_damage_never_raises(tmp_path):
         assert got is None or isinstance(got, TaskResult)
 
 
+@pytest.mark.slow
 def test_a_malicious_pickle_in_tasks_is_never_run_on_resume(data, study, tmp_path):
     """Every stored task replaced by a pickle whose __reduce__ runs a command: resume never runs it."""
     import shutil
@@ -233,6 +234,7 @@ def test_a_malicious_pickle_in_tasks_is_never_run_on_resume(data, study, tmp_pat
     assert _files(out) == _files(study)  # recomputed: the same results
 
 
+@pytest.mark.slow
 def test_damaged_tasks_are_recomputed_to_the_same_output(data, study, tmp_path):
     import shutil
 
@@ -293,6 +295,7 @@ def test_an_objective_edited_between_two_runs_into_one_out_is_trained_again(data
     assert len(list((out / "tasks").glob("*.npz"))) == 6 + 6  # the --import module is part of every task
 
 
+@pytest.mark.slow
 def test_a_long_lived_dask_worker_runs_the_edited_objective(data, tmp_path, monkeypatch):
     """The same cluster runs an objective, then its edited version: the second study has the new rule."""
     import importlib

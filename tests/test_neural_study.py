@@ -102,6 +102,7 @@ def test_the_reference_is_the_neural_lambdarank_model_of_the_same_seed(data, one
     assert row["sha256"].item() == model.weights_sha256()
 
 
+@pytest.mark.slow
 def test_the_same_per_query_results_on_two_workers(data, one_worker, tmp_path):
     result, out = one_worker
     two = ptr.risk_study(data, workers=2, out=tmp_path / "two", **SMALL)
