@@ -8,6 +8,7 @@ import sys
 import textwrap
 
 import numpy as np
+import pytest
 from helpers import FAST, REPO
 
 from pyterrier_risk import RiskLambdaMART
