@@ -9,12 +9,15 @@ values, one TREC run per model, the qrels, the tables and the risk–gain plot. 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import sys
+import warnings
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 from ._args import check_decimals, integer, number
-from ._common import CLIError
+from ._common import CLIError, note
 
 __all__ = ["FLAGS", "add_learn_arguments", "run_learn"]
 
@@ -47,18 +50,15 @@ def add_learn_arguments(parser: argparse.ArgumentParser) -> None:
     add("data", metavar="DATA", help="a folder of Fold1..FoldK/{train,vali,test}.txt or of LETOR 4.0 "
                                      "partitions S1..SK (plain or compressed), or one LETOR file with "
                                      "--folds K")
-    add("--baseline", metavar="F|RUN", help="the single baseline (U-CRO, T-SARO, T-FARO; the table's single "
-                                            "half): a feature number from 1, or a TREC run; F=NAME names it "
-                                            "(25=BM25)")
-    add("--baselines", nargs="+", action="extend", default=[], metavar="F|RUN",
-        help="the multiple baselines (T*-FARO, GeoRisk; the table's macro half): feature numbers or TREC "
-             "runs matched by qid and LETOR docid, each maybe F=NAME")
+    listed = [add("--baseline", metavar="F|RUN"),
+              add("--baselines", nargs="+", action="extend", default=[], metavar="F|RUN")]
     add("--feature-names", type=Path, metavar="FILE",
         help="name the feature baselines: one 'NUMBER NAME' a line (25 BM25), # comments")
-    add("--objective", nargs="+", action="extend", metavar="NAME",
-        help="registered objectives (default: every one whose baselines are given)")
-    add("--import", dest="imports", action="append", default=[], metavar="MODULE",
-        help="import a module first (in every worker too): user objectives register themselves")
+    listed.append(add("--objective", nargs="+", action="extend", metavar="NAME"))
+    add("--import", dest="imports", action=_Import, default=[], metavar="MODULE", listed=listed,
+        help="import a module first (in every worker too): user objectives register themselves (and are "
+             "listed by --help after it)")
+    _list_objectives(listed)
     add("--alpha", nargs="+", action="extend", type=number, metavar="A",
         help=f"risk sensitivities α >= 0 (default {' '.join(f'{a:g}' for a in DEFAULT_LEARN_ALPHAS)})")
     add("--seeds", nargs="+", action="extend", type=integer, metavar="S",
@@ -87,6 +87,53 @@ def add_learn_arguments(parser: argparse.ArgumentParser) -> None:
         help="with --scheduler: how long to wait for a worker when the cluster has none (default "
              f"{DEFAULT_WORKER_TIMEOUT:g})")
     _add_output_arguments(parser)
+
+
+#: the help of the options that list the registered objectives by kind of baseline
+_LISTED_HELP = {
+    "baseline": "the single baseline ({single}; the table's single half): a feature number from 1, or a TREC "
+                "run; F=NAME names it (25=BM25)",
+    "baselines": "the multiple baselines ({multiple}; the table's macro half): feature numbers or TREC runs "
+                 "matched by qid and LETOR docid, each maybe F=NAME",
+    "objective": "registered objectives: with --baseline {single_names}; with --baselines {multiple_names} "
+                 "(default: every one whose baselines are given; {reference}, the reference, is always "
+                 "trained)",
+}  # fmt: skip
+
+
+def _list_objectives(actions: list[argparse.Action]) -> None:
+    """Write the registered objectives of each kind of baseline into the help of ``actions``."""
+    from ..learning import get_objective, objective_names, reference_objective
+
+    kinds = {k: objective_names(k) for k in ("single", "multiple")}
+    words = {**{k: ", ".join(get_objective(n).label for n in names) or "none registered"
+                for k, names in kinds.items()},
+             **{f"{k}_names": " ".join(names) or "none" for k, names in kinds.items()},
+             "reference": reference_objective()}  # fmt: skip
+    for action in actions:
+        action.help = _LISTED_HELP[action.dest].format(**words).replace("%", "%%")
+
+
+class _Import(argparse.Action):
+    """``--import MODULE``: kept in a list and imported at once, so that ``--help`` lists its objectives.
+
+    A module that fails to import is reported by the study's check of ``--import`` (one line).
+    """
+
+    def __init__(self, *args: Any, listed: list[argparse.Action], **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.listed = listed
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: Any,
+                 option_string: str | None = None) -> None:
+        import importlib
+
+        setattr(namespace, self.dest, [*(getattr(namespace, self.dest, None) or []), values])
+        try:
+            importlib.import_module(str(values))
+        except Exception:  # noqa: BLE001, S110 - the study's check names the module and the error
+            return
+        _list_objectives(self.listed)
 
 
 def _stopping_arguments(add: Any) -> None:
@@ -151,24 +198,46 @@ def _in_command_words(error: Exception) -> str:
     return error.render(FLAGS) if isinstance(error, SettingError) else str(error)
 
 
+@contextlib.contextmanager
+def _notes() -> Iterator[None]:
+    """Print a study's notes (:class:`~pyterrier_risk.engine.StudyNote`) in the command's words."""
+    from ..engine import StudyNote
+
+    caught: list[warnings.WarningMessage] = []
+    try:
+        with warnings.catch_warnings(record=True) as seen:
+            warnings.simplefilter("always", StudyNote)
+            try:
+                yield
+            finally:
+                caught = list(seen)
+    finally:
+        for w in caught:  # after the block: a warning warned again here is not recorded anew
+            if isinstance(w.message, StudyNote):
+                note(w.message.render(FLAGS))
+            else:
+                warnings.warn_explicit(w.message, w.category, w.filename, w.lineno, source=w.source)
+
+
 def run_learn(args: Any) -> int:
     """Run ``pyterrier-risk learn`` with parsed ``args``; a user error raises :class:`CLIError`."""
     from ..engine import DEFAULT_LEARN_ALPHAS, DEFAULT_LEARN_SEEDS, StudyError, risk_study
 
     check_decimals(args.round)
     try:
-        result = risk_study(
-            args.data, baseline=args.baseline, baselines=args.baselines, objectives=args.objective,
-            alphas=args.alpha or DEFAULT_LEARN_ALPHAS, seeds=args.seeds or DEFAULT_LEARN_SEEDS,
-            rounds=args.rounds,
-            early_stopping=args.early_stopping, params=args.params, options=args.options, folds=args.folds,
-            split_seed=args.split_seed, eval_alpha=args.eval_alpha, threads=args.threads,
-            workers=args.workers, scheduler=args.scheduler, out=args.out, imports=args.imports,
-            worker_timeout=args.worker_timeout,
-            progress=not args.no_progress, format=args.format, decimals=args.round,
-            test=args.test, correction=_correction(args), layout=args.layout, measure=args.measure,
-            feature_names=args.feature_names, learner=args.learner, device=args.device,
-        )  # fmt: skip
+        with _notes():
+            result = risk_study(
+                args.data, baseline=args.baseline, baselines=args.baselines, objectives=args.objective,
+                alphas=args.alpha or DEFAULT_LEARN_ALPHAS, seeds=args.seeds or DEFAULT_LEARN_SEEDS,
+                rounds=args.rounds, folds=args.folds,
+                early_stopping=args.early_stopping, params=args.params, options=args.options,
+                split_seed=args.split_seed, eval_alpha=args.eval_alpha, threads=args.threads,
+                workers=args.workers, scheduler=args.scheduler, out=args.out, imports=args.imports,
+                worker_timeout=args.worker_timeout,
+                progress=not args.no_progress, format=args.format, decimals=args.round,
+                test=args.test, correction=_correction(args), layout=args.layout, measure=args.measure,
+                feature_names=args.feature_names, learner=args.learner, device=args.device,
+                )  # fmt: skip
     except StudyError as e:
         raise CLIError(_in_command_words(e)) from None
     sys.stdout.write(_tables(result, args))

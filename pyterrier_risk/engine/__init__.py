@@ -30,6 +30,7 @@ _EXPORTS = {
     "REFERENCE": "_settings",
     "parse_param": "_settings",
     "SettingError": "_settings",
+    "StudyNote": "_settings",
     "RiskStudyResult": "_result",
     "risk_study": "_driver",
     "DEFAULT_WORKER_TIMEOUT": "_dask",
@@ -65,6 +66,7 @@ if TYPE_CHECKING:  # the lazy names for type checkers and editors (tests/test_pa
     from ._settings import Baseline as Baseline
     from ._settings import LearnSettings as LearnSettings
     from ._settings import SettingError as SettingError
+    from ._settings import StudyNote as StudyNote
     from ._settings import parse_param as parse_param
     from ._tables import DEFAULT_CORRECTION as DEFAULT_CORRECTION
     from ._tables import DEFAULT_TEST as DEFAULT_TEST

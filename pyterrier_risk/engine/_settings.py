@@ -15,6 +15,7 @@ import difflib
 import importlib
 import os
 import re
+import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -23,10 +24,12 @@ from typing import Any, Literal, overload
 from ..core import check_alpha, check_int
 from ..learning import (
     CONSTRUCTOR_ALIASES,
+    REFERENCE_OBJECTIVE,
     THREAD_ALIASES,
     get_objective,
     lightgbm_parameter_name,
     lightgbm_parameters,
+    objective_names,
     risk_objectives,
 )
 from ._baseline_names import named_baselines
@@ -45,6 +48,7 @@ __all__ = [
     "Baseline",
     "LearnSettings",
     "SettingError",
+    "StudyNote",
     "available_cores",
     "baseline_ties",
     "learn_settings",
@@ -60,7 +64,7 @@ DEFAULT_LEARN_SEEDS: tuple[int, ...] = (1,)
 DEFAULT_LEARN_THREADS = 1  # threads per fit
 DEFAULT_SPLIT_SEED = 0
 EVAL_ALPHA = 1.0  # GeoRisk's α in the table (Dinçer et al. 2016 report α = 1 among others)
-REFERENCE = "lambdarank"  # plain LambdaMART at α = 0: every model is compared with it
+REFERENCE = REFERENCE_OBJECTIVE  # plain LambdaMART at α = 0: every model is compared with it (the registry)
 CUTOFF = 10  # NDCG@10: the objectives' cutoff, early stopping's metric and the tables' measure
 MAX_SEED = 2**31 - 1  # LightGBM's seed is a C int: 2^31 gives seed 0's model, 2^32 - 1 seed 2^31 - 1's
 #: LightGBM parameters the study sets itself, by LightGBM's name (its aliases are found from LightGBM's
@@ -85,6 +89,18 @@ _STUDY_PARAMS = {
 _WORD = re.compile(r"⟨([a-z_]+)(?:=([^⟩]*))?⟩")
 
 
+def _render(template: str, flags: Mapping[str, str] | None) -> str:
+    """``template`` with each ``⟨key⟩`` named by ``flags`` (key -> flag), else by its keyword."""
+
+    def word(match: re.Match[str]) -> str:
+        key, value = match.group(1), match.group(2)
+        if flags is None or key not in flags:
+            return key if value is None else f"{key}={value}"
+        return flags[key] if value is None else f"{flags[key]} {value}"
+
+    return _WORD.sub(word, template)
+
+
 class SettingError(StudyError):
     """A bad argument of a study, its message naming arguments by neutral keys.
 
@@ -99,14 +115,25 @@ class SettingError(StudyError):
 
     def render(self, flags: Mapping[str, str] | None = None) -> str:
         """The message with each argument named by ``flags`` (key -> flag), else by its keyword."""
+        return _render(self.template, flags)
 
-        def word(match: re.Match[str]) -> str:
-            key, value = match.group(1), match.group(2)
-            if flags is None or key not in flags:
-                return key if value is None else f"{key}={value}"
-            return flags[key] if value is None else f"{flags[key]} {value}"
 
-        return _WORD.sub(word, self.template)
+class StudyNote(UserWarning):
+    """A remark on a study's arguments that is no error (the reference listed among the objectives).
+
+    Worded as :class:`SettingError` is: ``str(note)`` names Python's keywords, :meth:`render` the
+    command's flags (``pyterrier-risk learn`` prints it as a note).
+    """
+
+    def __init__(self, template: str) -> None:
+        self.template = template
+        super().__init__(self.render())
+
+    def render(self, flags: Mapping[str, str] | None = None) -> str:
+        """The note with each argument named by ``flags`` (key -> flag), else by its keyword."""
+        return _render(self.template, flags)
+
+
 _INT = re.compile(r"[-+]?\d+")
 _FLOAT = re.compile(r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?")
 
@@ -306,31 +333,51 @@ def _distinct_names(single: Baseline | None, multiple: tuple[Baseline, ...]) -> 
                                "each baseline's name must differ; rename a run file")
 
 
+def _outside_engine() -> int:
+    """The ``stacklevel`` of a warning that points at the first caller outside this package."""
+    import inspect
+
+    frame, level = inspect.currentframe(), 1
+    while frame is not None and str(frame.f_globals.get("__name__", "")).startswith(__package__ or "-"):
+        frame, level = frame.f_back, level + 1
+    return level - 1
+
+
+def _kind_labels(kind: str) -> str:
+    """The labels of the registered objectives of a kind of baseline (``U-CRO, T-SARO, T-FARO``)."""
+    return ", ".join(get_objective(n).label for n in objective_names(kind)) or "none registered"
+
+
 def _objectives(objectives: Sequence[str] | None, single: bool, multiple: bool) -> tuple[str, ...]:
-    """The objectives to train, checked against the baselines given (their ``baseline`` kind)."""
+    """The objectives to train, checked against the baselines given (their ``baseline`` kind).
+
+    The reference is always trained: listed, it is dropped with a :class:`StudyNote`; ``()`` (or the
+    reference alone) trains the reference only.
+    """
     if objectives is None:
         kinds = {"single": single, "multiple": multiple}
         chosen = tuple(o for o in risk_objectives() if kinds.get(get_objective(o).baseline, True))
         if not chosen:
-            raise SettingError("no baseline given: ⟨baseline=F⟩ (U-CRO, T-SARO, T-FARO) and/or "
-                               "⟨baselines=[F, ...]⟩ (T*-FARO, GeoRisk)")
+            raise SettingError(f"no baseline given: ⟨baseline=F⟩ ({_kind_labels('single')}) and/or "
+                               f"⟨baselines=[F, ...]⟩ ({_kind_labels('multiple')})")
         return chosen
+    if isinstance(objectives, (str, bytes)):
+        raise SettingError(f"⟨objectives⟩ must be a list of names, got {objectives!r}")
     chosen = tuple(dict.fromkeys(str(o) for o in objectives))
     for name in chosen:
         try:
             kind = get_objective(name).baseline
         except ValueError as e:
             raise StudyError(str(e)) from None
-        if name == REFERENCE:
-            raise SettingError(f"⟨objectives⟩ {REFERENCE!r} is the reference every model is compared with; "
-                               "it is always trained (at α 0)")
         if kind == "single" and not single:
             raise SettingError(f"objective {name!r} needs a single baseline: give ⟨baseline=F⟩")
         if kind == "multiple" and not multiple:
             raise SettingError(f"objective {name!r} needs several baselines: give ⟨baselines=[F, ...]⟩")
-    if not chosen:
-        raise SettingError("no objective given: ⟨objectives⟩ is empty")
-    return chosen
+    if REFERENCE in chosen:
+        note = StudyNote(f"⟨objectives⟩ {REFERENCE!r} is the reference every model is compared with and is "
+                         "always trained (at α 0): listing it adds nothing")
+        warnings.warn(note, stacklevel=_outside_engine())
+    return tuple(n for n in chosen if n != REFERENCE)
 
 
 def _keyed(error: Exception, key: str) -> SettingError:
