@@ -32,6 +32,7 @@ _EXPORTS = {
     "SettingError": "_settings",
     "StudyNote": "_settings",
     "RiskStudyResult": "_result",
+    "check_write_options": "_result",
     "risk_study": "_driver",
     "DEFAULT_WORKER_TIMEOUT": "_dask",
     "CONNECT_TIMEOUT": "_dask",
@@ -54,6 +55,7 @@ if TYPE_CHECKING:  # the lazy names for type checkers and editors (tests/test_pa
     from ._driver import risk_study as risk_study
     from ._errors import StudyError as StudyError
     from ._result import RiskStudyResult as RiskStudyResult
+    from ._result import check_write_options as check_write_options
     from ._settings import DEFAULT_EARLY_STOPPING as DEFAULT_EARLY_STOPPING
     from ._settings import DEFAULT_LEARN_ALPHAS as DEFAULT_LEARN_ALPHAS
     from ._settings import DEFAULT_LEARN_ROUNDS as DEFAULT_LEARN_ROUNDS
