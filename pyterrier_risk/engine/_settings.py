@@ -175,7 +175,7 @@ class LearnSettings:
     data: str
     baseline: Any = None
     baselines: tuple[Any, ...] = ()
-    objectives: tuple[str, ...] | None = None
+    objectives: Any = None  # names; None: every one whose baselines are given (checked: a tuple of names)
     alphas: tuple[float, ...] = DEFAULT_LEARN_ALPHAS
     seeds: tuple[int, ...] = DEFAULT_LEARN_SEEDS
     rounds: int = DEFAULT_LEARN_ROUNDS
@@ -565,7 +565,7 @@ def _checked(given: LearnSettings) -> LearnSettings:
     path = Path(os.fspath(given.data))
     if not path.exists():
         raise SettingError(f"⟨data⟩ {path}: LETOR data not found")
-    many = given.baselines
+    many: Any = given.baselines
     many = [_spec(b) for b in many] if isinstance(many, (list, tuple)) else many
     single, multiple = named_baselines(_spec(given.baseline), many, given.feature_names, _baseline)
     _distinct_names(single, multiple)
