@@ -201,23 +201,21 @@ def _in_command_words(error: Exception, args: Any = None) -> str:
 
 @contextlib.contextmanager
 def _notes() -> Iterator[None]:
-    """Print a study's notes (:class:`~pyterrier_risk.engine.StudyNote`) in the command's words."""
+    """Print a study's notes (:class:`~pyterrier_risk.engine.StudyNote`) in the command's words, as raised."""
     from ..engine import StudyNote
 
-    caught: list[warnings.WarningMessage] = []
-    try:
-        with warnings.catch_warnings(record=True) as seen:
-            warnings.simplefilter("always", StudyNote)
-            try:
-                yield
-            finally:
-                caught = list(seen)
-    finally:
-        for w in caught:  # after the block: a warning warned again here is not recorded anew
-            if isinstance(w.message, StudyNote):
-                note(w.message.render(FLAGS))
+    with warnings.catch_warnings():  # restores showwarning and the filters after the block
+        shown = warnings.showwarning
+        warnings.simplefilter("always", StudyNote)
+
+        def show(message: Any, category: Any, *args: Any, **kwargs: Any) -> None:
+            if isinstance(message, StudyNote):
+                note(message.render(FLAGS))
             else:
-                warnings.warn_explicit(w.message, w.category, w.filename, w.lineno, source=w.source)
+                shown(message, category, *args, **kwargs)
+
+        warnings.showwarning = show
+        yield
 
 
 def run_learn(args: Any) -> int:
