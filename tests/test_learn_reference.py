@@ -89,3 +89,11 @@ def test_listing_the_reference_is_a_note_and_trains_it_alone(data, tmp_path, cap
 def test_an_empty_objective_list_trains_the_reference_alone(data):
     result = ptr.risk_study(data, baseline=1, objectives=[], **SMALL)
     assert set(result.models["objective"]) == {"lambdarank"}
+
+
+def test_the_demo_takes_the_reference_among_its_objectives_with_a_note():
+    with pytest.warns(UserWarning, match="'lambdarank' \\(LambdaMART\\) is always trained"):
+        settings = study.study_settings(objectives=["lambdarank", "urisk"])
+    assert settings.objectives == ("urisk",)
+    assert study.study_settings(objective="lambdarank").objectives == ()  # the demo's LambdaMART only
+    assert [r.objective for r in study.study_settings(objective="lambdarank").rerankers()] == ["lambdarank"]
