@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from ..data import signals_held, sync_folder
-from ._errors import StudyError
+from ._errors import SettingError, StudyError
 
 __all__ = ["MANIFEST_FILE", "check_out_inputs", "check_run_names", "publish", "study_lock"]
 
@@ -90,7 +90,7 @@ def _acquire(out: Path) -> int:
     except OSError:
         holder = os.pread(fd, 64, 0).decode("ascii", "replace").strip() or "unknown"
         os.close(fd)
-        raise _setting_error(f"⟨out⟩ {out}: another study (pid {holder}) is writing into this folder; wait "
+        raise SettingError(f"⟨out⟩ {out}: another study (pid {holder}) is writing into this folder; wait "
                              "for it to finish, or give another ⟨out⟩") from None
     os.ftruncate(fd, 0)
     os.pwrite(fd, f"{os.getpid()}\n".encode("ascii"), 0)
@@ -137,15 +137,8 @@ def check_out_inputs(out: Path | None, settings: Any) -> None:
     inputs += [(f"the ⟨imports⟩ module {name!r}", file) for name, file in _import_files(settings.imports)]
     for what, path in inputs:
         if _inside(path, folder):
-            raise _setting_error(f"⟨out⟩ {out} holds {what}, {path}: the study writes into ⟨out⟩ and could "
+            raise SettingError(f"⟨out⟩ {out} holds {what}, {path}: the study writes into ⟨out⟩ and could "
                                  "overwrite or remove it; give another ⟨out⟩ or move the input out of it")
-
-
-def _setting_error(template: str) -> StudyError:
-    """A :class:`~._settings.SettingError` (imported here: the settings module reads this one's callers)."""
-    from ._settings import SettingError
-
-    return SettingError(template)
 
 
 def check_run_names(model_names: Iterable[str], baseline_names: Iterable[str]) -> None:

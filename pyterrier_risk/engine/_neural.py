@@ -27,8 +27,7 @@ from typing import Any
 
 import numpy as np
 
-from ._errors import StudyError
-from ._settings import SettingError
+from ._errors import SettingError, StudyError
 
 __all__ = [
     "DEFAULT_LEARNER",
