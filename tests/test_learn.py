@@ -272,7 +272,7 @@ BAD = [
     (None, ["--baseline", "1", "--param", "learning_rate"], "expected name=value"),
     (None, ["--baseline", "1", "--param", "num_iterations=5"], "num_iterations"),
     (None, ["--baseline", "1", "--option", "nope=1"], "--option nope: no objective of the study has it"),
-    (None, ["--baseline", "1", "--workers", "999"], "999 workers × 1 threads per fit exceed the"),
+    (None, ["--baseline", "1", "--workers", "999"], "--workers 999 × --threads 1 per fit exceed the"),
     (None, ["--baseline", "/no/such.run"], "neither a feature number nor a run file"),
     (None, ["--baseline", "1", "--correction", "nope"], "nope"),
 ]
@@ -324,28 +324,23 @@ def test_params_are_read_as_lightgbm_reads_them():
 
 
 def test_the_command_and_the_function_share_their_defaults():
-    """Every ``learn`` option left out means what the same keyword left out of ``risk_study`` means."""
+    """Every ``learn`` setting left out is left to ``LearnSettings``' default; the rest are risk_study's."""
+    import dataclasses
     import inspect
 
     from pyterrier_risk.cli._main import _parser
+    from pyterrier_risk.engine import LearnSettings
 
     args = vars(_parser()[0].parse_args(["learn", "DATA"]))
+    filled_in = {"data", "user_objectives", "layout", "n_folds", "notes"}  # (--layout: the tables's)
+    fields = {f.name for f in dataclasses.fields(LearnSettings)} - filled_in
+    assert {name: args[name] for name in fields & set(args) if args[name] is not None} == {}
+    assert {"alphas", "seeds", "rounds", "early_stopping", "split_seed", "eval_alpha", "threads", "measure",
+            "learner", "objectives", "baselines", "params", "options", "imports"} <= set(args)
     signature = inspect.signature(ptr.risk_study).parameters
-    names = {"alpha": "alphas", "objective": "objectives", "round": "decimals", "no_progress": "progress"}
-    for option, value in args.items():
-        name = names.get(option, option)
-        if name not in signature or signature[name].default is inspect.Parameter.empty:
-            continue
-        default = signature[name].default
-        if option == "no_progress":
-            value = not value
-        elif value is None and name in ("alphas", "seeds"):  # the command passes the function's default
-            value = default
-        elif value == [] and default in ((), None):
-            value = default
-        assert value == default, (option, value, default)
-    checked = {names.get(o, o) for o in args} & set(signature)
-    assert {"alphas", "seeds", "rounds", "split_seed", "eval_alpha", "threads", "decimals"} <= checked
+    for name in ("out", "store", "workers", "scheduler", "worker_timeout"):
+        assert args[name] == signature[name].default, name
+    assert args["no_progress"] is not signature["progress"].default
 
 
 def test_split_seed_errors_name_the_split_seed(data):

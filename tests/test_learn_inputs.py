@@ -387,12 +387,16 @@ def test_every_flag_a_message_may_name_is_an_option_of_learn(capsys):
 
 def test_every_argument_of_risk_study_has_its_flag():
     """A SettingError may name any risk_study argument: the command renders each in its own words."""
+    import dataclasses
     import inspect
 
     from pyterrier_risk.cli._learn import FLAGS
+    from pyterrier_risk.engine import LearnSettings
 
-    python_only = {"client"}  # a distributed.Client object: no command-line form
-    arguments = set(inspect.signature(ptr.risk_study).parameters) - python_only
+    python_only = {"client", "settings", "overrides"}  # a distributed.Client object, the settings object
+    filled_in = {"user_objectives", "layout", "n_folds", "notes"}  # set by the study, not given
+    settings = {f.name for f in dataclasses.fields(LearnSettings)} - filled_in
+    arguments = (set(inspect.signature(ptr.risk_study).parameters) - python_only) | settings
     assert arguments - set(FLAGS) == set()
 
 

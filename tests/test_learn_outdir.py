@@ -95,7 +95,7 @@ def test_a_users_files_survive_and_only_the_earlier_studys_files_go(data, studie
     edited = out / "runs" / "F2.run"  # a study file the user changed since: replaced (the study writes it)
     edited.write_text("changed\n")
     (out / "tables.md").write_text((out / "tables.md").read_text() + "my note\n")  # changed: kept
-    ptr.risk_study(data, alphas=[10], out=out, format="latex", **SMALL)
+    ptr.risk_study(data, alphas=[10], store=out, **SMALL).write(out, format="latex")
     for name, text in precious.items():
         assert (out / name).read_text() == text
     assert (out / "tables.md").read_text().endswith("my note\n") and (out / "tables.tex").exists()

@@ -483,7 +483,9 @@ def tiny_study(tmp_path_factory):
 
     data = partitions(tmp_path_factory.mktemp("letor") / "parts", parts=3, queries=8)
     out = tmp_path_factory.mktemp("study") / "out"
-    return ptr.risk_study(data, out=out, layout="paper", **TINY), data, out
+    result = ptr.risk_study(data, out=out, **TINY)
+    result.write(out, layout="paper")  # the tables' options are the writer's
+    return result, data, out
 
 
 @pytest.mark.slow

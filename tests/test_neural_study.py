@@ -140,9 +140,9 @@ def test_the_learner_is_part_of_the_task_key(data, one_worker, tmp_path):
 
 def test_the_estimators_parameters_are_the_params(data):
     _torch()
-    with pytest.raises(StudyError, match=r"--param num_leaves: not a parameter of RiskNeuralRanker"):
+    with pytest.raises(StudyError, match=r"^params num_leaves: not a parameter of RiskNeuralRanker"):
         ptr.risk_study(data, baseline=1, objectives=["tfaro"], learner="neural", params=["num_leaves=3"])
-    with pytest.raises(StudyError, match=r"--param epochs: the study sets it \(--rounds\)"):
+    with pytest.raises(StudyError, match=r"^params epochs: the study sets it \(rounds\)"):
         ptr.risk_study(data, baseline=1, objectives=["tfaro"], learner="neural", params=["epochs=3"])
     with pytest.raises(StudyError, match=r"lr"):  # the estimator's own check, before any data is read
         ptr.risk_study(data, baseline=1, objectives=["tfaro"], learner="neural", params=["lr=-1"])
@@ -180,6 +180,6 @@ def test_cuda_without_cuda_is_one_line(data):
     torch = pytest.importorskip("torch", reason="needs PyTorch")
     if torch.cuda.is_available():
         pytest.skip("CUDA is available here")
-    with pytest.raises(StudyError, match=r"^--device cuda: CUDA is not available here"):
+    with pytest.raises(StudyError, match=r"^device cuda: CUDA is not available here"):
         ptr.risk_study(data, baseline=1, learner="neural", device="cuda")
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from ..learning import get_objective
+from ..learning import get_objective, objective_names
 from ..study import DEFAULT_ALPHAS, DEFAULT_DATASET, DEFAULT_OBJECTIVES, PLAIN_OBJECTIVE, risk_objectives
 from ._args import check_alphas
 from ._common import CLIError
@@ -25,7 +25,7 @@ def add_demo_arguments(demo: argparse.ArgumentParser) -> None:
     """The options of ``demo``."""
     # the study's default objective per kind of baseline, and the registered objectives that may replace it
     defaults = {get_objective(n).baseline: get_objective(n).label for n in DEFAULT_OBJECTIVES}
-    families = {k: [n for n in risk_objectives() if get_objective(n).baseline == k] for k in defaults}
+    families = {k: objective_names(k) for k in defaults}  # the registry's objectives of each kind
     replaces = " or ".join(f"{defaults[kind]} ({', '.join(names)})" for kind, names in families.items())
     demo.add_argument("--dataset", default=DEFAULT_DATASET,
                       help=f"ir_datasets id (default {DEFAULT_DATASET})")

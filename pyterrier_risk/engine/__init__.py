@@ -29,8 +29,10 @@ _EXPORTS = {
     "LearnSettings": "_settings",
     "REFERENCE": "_settings",
     "parse_param": "_settings",
-    "SettingError": "_settings",
+    "SettingError": "_errors",
+    "StudyNote": "_errors",
     "RiskStudyResult": "_result",
+    "check_write_options": "_result",
     "risk_study": "_driver",
     "DEFAULT_WORKER_TIMEOUT": "_dask",
     "CONNECT_TIMEOUT": "_dask",
@@ -51,8 +53,11 @@ if TYPE_CHECKING:  # the lazy names for type checkers and editors (tests/test_pa
     from ._dask import CONNECT_TIMEOUT as CONNECT_TIMEOUT
     from ._dask import DEFAULT_WORKER_TIMEOUT as DEFAULT_WORKER_TIMEOUT
     from ._driver import risk_study as risk_study
+    from ._errors import SettingError as SettingError
     from ._errors import StudyError as StudyError
+    from ._errors import StudyNote as StudyNote
     from ._result import RiskStudyResult as RiskStudyResult
+    from ._result import check_write_options as check_write_options
     from ._settings import DEFAULT_EARLY_STOPPING as DEFAULT_EARLY_STOPPING
     from ._settings import DEFAULT_LEARN_ALPHAS as DEFAULT_LEARN_ALPHAS
     from ._settings import DEFAULT_LEARN_ROUNDS as DEFAULT_LEARN_ROUNDS
@@ -64,7 +69,6 @@ if TYPE_CHECKING:  # the lazy names for type checkers and editors (tests/test_pa
     from ._settings import REFERENCE as REFERENCE
     from ._settings import Baseline as Baseline
     from ._settings import LearnSettings as LearnSettings
-    from ._settings import SettingError as SettingError
     from ._settings import parse_param as parse_param
     from ._tables import DEFAULT_CORRECTION as DEFAULT_CORRECTION
     from ._tables import DEFAULT_TEST as DEFAULT_TEST

@@ -15,7 +15,6 @@ import dataclasses
 import os
 import sys
 import tempfile
-from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, cast
 
@@ -26,13 +25,6 @@ from ._folder import check_out_inputs, check_run_names, study_lock
 from ._pool import InProcess, LocalPool
 from ._result import RiskStudyResult, run_name
 from ._settings import (
-    DEFAULT_EARLY_STOPPING,
-    DEFAULT_LEARN_ALPHAS,
-    DEFAULT_LEARN_ROUNDS,
-    DEFAULT_LEARN_SEEDS,
-    DEFAULT_LEARN_THREADS,
-    DEFAULT_SPLIT_SEED,
-    EVAL_ALPHA,
     REFERENCE,
     LearnSettings,
     SettingError,
@@ -40,8 +32,6 @@ from ._settings import (
     check_models,
     learn_settings,
 )
-from ._tables import DEFAULT_CORRECTION, DEFAULT_TEST
-from ._tables import _check_options as check_table_options
 from ._task import LearnTask, TaskResult, task_key
 
 __all__ = ["RiskStudyResult", "risk_study"]
@@ -159,8 +149,8 @@ def _tasks(settings: LearnSettings, folds: list[Any], width: int) -> list[LearnT
     return out
 
 
-def _check_out(out: str | os.PathLike | None) -> Path | None:
-    """The output folder, checked without creating it (it is created with the first stored result)."""
+def _check_out(out: str | os.PathLike | None, key: str = "out") -> Path | None:
+    """The folder ``key`` (``out``, ``store``), checked without creating it (the first stored result does)."""
     if out is None:
         return None
     path = Path(out)
@@ -169,15 +159,15 @@ def _check_out(out: str | os.PathLike | None) -> Path | None:
     except FileNotFoundError:
         pass
     except OSError as e:
-        raise SettingError(f"⟨out⟩ {path}: {e.strerror or e}") from None
+        raise SettingError(f"⟨{key}⟩ {path}: {e.strerror or e}") from None
     if path.exists() and not path.is_dir():
-        raise SettingError(f"⟨out⟩ {path}: exists and is not a folder")
+        raise SettingError(f"⟨{key}⟩ {path}: exists and is not a folder")
     parent = path
     while not parent.exists() and not parent.is_symlink():
         parent = parent.parent
     if not parent.is_dir():
-        raise SettingError(f"⟨out⟩ {path}: {parent} is not a folder")
-    _probe(path, parent)
+        raise SettingError(f"⟨{key}⟩ {path}: {parent} is not a folder")
+    _probe(path, parent, key)
     return path
 
 
@@ -189,7 +179,7 @@ def _check_out_files(folder: Path | None, settings: LearnSettings) -> None:
     check_out_inputs(folder, settings)
 
 
-def _probe(path: Path, parent: Path) -> None:
+def _probe(path: Path, parent: Path, key: str) -> None:
     """Write and remove a small file in ``parent``: an unwritable folder or a full disk fails here."""
     try:
         with tempfile.NamedTemporaryFile(dir=parent, prefix=".pyterrier-risk-probe-") as fh:
@@ -197,13 +187,13 @@ def _probe(path: Path, parent: Path) -> None:
             fh.flush()
             os.fsync(fh.fileno())
     except OSError as e:
-        raise SettingError(f"⟨out⟩ {path}: cannot write in {parent}: {e.strerror or e}") from None
+        raise SettingError(f"⟨{key}⟩ {path}: cannot write in {parent}: {e.strerror or e}") from None
 
 
 def _worker_timeout(seconds: Any) -> float:
     """``worker_timeout``: a number of seconds > 0."""
     if isinstance(seconds, bool) or not isinstance(seconds, (int, float)) or not 0 < seconds < float("inf"):
-        raise StudyError(f"worker_timeout must be a number of seconds > 0, got {seconds!r}")
+        raise SettingError(f"⟨worker_timeout⟩ must be a number of seconds > 0, got {seconds!r}")
     return float(seconds)
 
 
@@ -213,10 +203,10 @@ def _workers(workers: int | None, threads: int) -> int:
     if workers is None:
         return max(1, cores // threads)
     if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
-        raise StudyError(f"workers must be an integer >= 1, got {workers!r}")
+        raise SettingError(f"⟨workers⟩ must be an integer >= 1, got {workers!r}")
     if workers * threads > cores:
-        raise StudyError(f"{workers} workers × {threads} threads per fit exceed the {cores} cores: give "
-                         "fewer workers or threads")
+        raise SettingError(f"⟨workers={workers}⟩ × ⟨threads={threads}⟩ per fit exceed the {cores} cores: "
+                           "give fewer workers or threads")
     return workers
 
 
@@ -231,7 +221,7 @@ def choose_backend(workers: int, client: Any = None, scheduler: str | None = Non
             within ``worker_timeout`` seconds.
     """
     if client is not None and scheduler is not None:
-        raise StudyError("give client or scheduler, not both")
+        raise SettingError("give client or ⟨scheduler⟩, not both")
     if client is not None or scheduler is not None:
         return DaskBackend.connect(client, scheduler, worker_timeout)
     return InProcess() if workers == 1 else LocalPool(workers)
@@ -297,21 +287,17 @@ def _execute(tasks: list[LearnTask], store: Any, backend: Backend, progress: boo
 
 
 def risk_study(
-    data: str | os.PathLike, *, baseline: Any = None, baselines: Sequence[Any] = (),
-    objectives: Sequence[str] | None = None, alphas: Sequence[float] = DEFAULT_LEARN_ALPHAS,
-    seeds: Sequence[int] = DEFAULT_LEARN_SEEDS, rounds: int = DEFAULT_LEARN_ROUNDS,
-    early_stopping: int | str | None = DEFAULT_EARLY_STOPPING, params: Any = None, options: Any = None,
-    folds: int | None = None, split_seed: int = DEFAULT_SPLIT_SEED, eval_alpha: float = EVAL_ALPHA,
-    threads: int = DEFAULT_LEARN_THREADS, measure: str = "ndcg",
-    feature_names: str | os.PathLike | None = None,
-    workers: int | None = None, client: Any = None,
-    scheduler: str | None = None, worker_timeout: float = DEFAULT_WORKER_TIMEOUT,
-    out: str | os.PathLike | None = None, imports: Sequence[str] = (),
-    progress: bool = True, format: str = "markdown", decimals: int = 4, test: str = DEFAULT_TEST,
-    correction: str | None = DEFAULT_CORRECTION, layout: str = "default", learner: str = "lambdamart",
-    device: str | None = None,
+    data: str | os.PathLike | LearnSettings | None = None, settings: LearnSettings | None = None, *,
+    out: str | os.PathLike | None = None, store: str | os.PathLike | None = None, workers: int | None = None,
+    client: Any = None, scheduler: str | None = None, worker_timeout: float = DEFAULT_WORKER_TIMEOUT,
+    progress: bool = True, **overrides: Any,
 ) -> RiskStudyResult:
     """Train every objective at every α and seed on every LETOR fold against plain LambdaMART.
+
+    ``risk_study(data, baseline=25, ...)``, ``risk_study(settings)`` or ``risk_study(data, settings,
+    rounds=50)``: the study's settings are a :class:`LearnSettings` (the one source of their defaults),
+    its fields given as keywords, or both (the keywords replace the fields). The other keywords say how
+    the study runs and where it keeps its tasks and files; none changes a number.
 
     Tasks are (fold, objective, α, seed), plus the reference (``'lambdarank'`` at α 0) per fold and
     seed; each fits :class:`~pyterrier_risk.RiskLambdaMART` on the fold's training split (LightGBM
@@ -321,97 +307,103 @@ def risk_study(
 
     Args:
         data: a folder of ``Fold1..FoldK/{train,vali,test}.txt`` (plain or compressed), or of LETOR 4.0
-            partitions ``S1..SK`` (rotated as LETOR does), or one LETOR file with ``folds=K``.
-        baseline: the single baseline (U-CRO, T-SARO, T-FARO; the table's single half): a feature
-            number as the LETOR file numbers it (from 1), or a TREC run file matched by qid and docid;
-            named ``F25`` or by the file, or as given: ``"25=BM25"`` or ``(25, "BM25")``.
-        baselines: the multiple baselines (T*-FARO, GeoRisk; the macro half), the same kinds.
-        feature_names: a file naming features, one ``NUMBER NAME`` a line (``25 BM25``; ``#`` comments):
-            a feature baseline without ``=NAME`` takes its name from it.
-        objectives: registered objective names (default: every one whose baselines are given).
-        alphas: the α of every objective (≥ 0).
-        seeds: LightGBM seeds; each objective is compared with LambdaMART of the same seed.
-        rounds: boosting rounds: the cap, with early stopping (default 300).
-        early_stopping: patience in rounds on the validation split's measure (default 20): a model keeps
-            the trees up to its best validation round. ``None``, 0 or ``'none'``: ``rounds`` trees.
-        params: LightGBM parameters, a dict or ``name=value`` strings (read as LightGBM reads them).
-        options: objective options (``risk_norm='weighted'``, ...), for the objectives that have them.
-        folds: with one LETOR file, the number of folds K (≥ 3): a seeded split by query.
-        split_seed: the seed of that split.
-        eval_alpha: the α of GeoRisk in the table.
-        threads: threads per fit (LightGBM and numba): a study setting, recorded in the output.
+            partitions ``S1..SK`` (rotated as LETOR does), or one LETOR file with ``folds=K``; or the
+            study's :class:`LearnSettings`.
+        settings: the study's :class:`LearnSettings` (its ``data`` replaced by ``data`` when given).
+        out: a folder for the results: the files of :meth:`RiskStudyResult.write` at its defaults (for
+            other table options, call ``result.write(folder, ...)``), and the task store unless
+            ``store`` is given. The folder is locked while the study runs (one study at a time). None
+            keeps everything in memory.
+        store: a folder for the finished tasks (``store/tasks/``; a rerun skips them), locked while the
+            tasks run; default ``out``.
         workers: local processes (default: cores // threads); workers × threads ≤ cores.
         client: a ``distributed.Client`` to run the tasks on instead (or ``scheduler``: its address).
         scheduler: the address of a Dask scheduler (``tcp://host:8786``); it must answer within 5 s.
         worker_timeout: seconds to wait for a Dask worker when the cluster has none (the study says it
             is waiting), before a one-line error (:data:`DEFAULT_WORKER_TIMEOUT`).
-        out: a folder for the results: finished tasks (``tasks/``, a rerun skips them) and the files of
-            :meth:`RiskStudyResult.write`, locked while the study runs (one study at a time). None
-            keeps everything in memory.
-        imports: modules to import first (in every worker too): user objectives register themselves.
-        measure: the study's measure, of the tables and of early stopping: ``'ndcg'``, NDCG@10 with gains
-            2^label − 1 (ties by docno, as trec_eval), or ``'letor'``, LETOR 4.0's ``Eval-Score-4.0.pl``
-            NDCG@10 (:func:`~pyterrier_risk.letor_ndcg`: gains 0/1/3, ranks 1–2 undiscounted, ties in
-            file order, 0 for a query with fewer than 10 documents). The objectives measure a
-            baseline's NDCG with the same tie rule.
         progress: show the progress: a bar on a terminal, else a line per finished fold and every 30 s
-            (also in ``out/learn.log``).
-        format: the tables' format in ``out`` (``markdown``, ``latex`` or ``csv``).
-        decimals: decimals of the tables in ``out``.
-        test: the paired test of the tables in ``out`` (``'t'`` or ``'randomization'``).
-        correction: their multiple-testing correction over the rows (``None``: none).
-        layout: the learner table's layout in ``out``: ``'default'`` or ``'paper'`` (2016 Table 7 as printed).
-        learner: ``'lambdamart'`` (LightGBM, :class:`~pyterrier_risk.RiskLambdaMART`) or ``'neural'``
-            (:class:`~pyterrier_risk.RiskNeuralRanker`, needs the ``neural`` extra): every model of the
-            study, the reference included, is trained by it; ``rounds`` are then epochs, ``params`` the
-            estimator's keyword arguments and ``seeds`` its seeds (see :mod:`._neural`).
-        device: the neural learner's device: ``'cpu'`` (the default in a study: deterministic, the
-            same results on any worker count), ``'cuda'``, ``'cuda:N'`` or ``'auto'`` (resolved once).
+            (also in ``store/learn.log``).
+        **overrides: fields of :class:`LearnSettings`:
+
+            * ``baseline``: the single baseline (U-CRO, T-SARO, T-FARO; the table's single half): a
+              feature number as the LETOR file numbers it (from 1), or a TREC run file matched by qid
+              and docid; named ``F25`` or by the file, or as given: ``"25=BM25"`` or ``(25, "BM25")``.
+            * ``baselines``: the multiple baselines (T*-FARO, GeoRisk; the macro half), the same kinds.
+            * ``feature_names``: a file naming features, one ``NUMBER NAME`` a line (``25 BM25``; ``#``
+              comments): a feature baseline without ``=NAME`` takes its name from it.
+            * ``objectives``: registered objective names (default: every one whose baselines are
+              given); the reference (``'lambdarank'``) is always trained: listed, it is dropped with a
+              :class:`StudyNote`, and ``()`` trains it alone.
+            * ``alphas``: the α of every objective (≥ 0; default 1, 5, 10).
+            * ``seeds``: LightGBM seeds; each objective is compared with LambdaMART of the same seed.
+            * ``rounds``: boosting rounds: the cap, with early stopping (default 300).
+            * ``early_stopping``: patience in rounds on the validation split's measure (default 20): a
+              model keeps the trees up to its best validation round. ``None``, 0 or ``'none'``:
+              ``rounds`` trees.
+            * ``params``: LightGBM parameters, a dict or ``name=value`` strings (read as LightGBM
+              reads them).
+            * ``options``: objective options (``risk_norm='weighted'``, ...), for the objectives that
+              have them.
+            * ``folds``: with one LETOR file, the number of folds K (≥ 3): a seeded split by query;
+              ``split_seed``: the seed of that split.
+            * ``eval_alpha``: the α of GeoRisk in the table.
+            * ``threads``: threads per fit (LightGBM and numba): a study setting, recorded in the output.
+            * ``imports``: modules to import first (in every worker too): user objectives register
+              themselves.
+            * ``measure``: the study's measure, of the tables and of early stopping: ``'ndcg'``,
+              NDCG@10 with gains 2^label − 1 (ties by docno, as trec_eval), or ``'letor'``, LETOR 4.0's
+              ``Eval-Score-4.0.pl`` NDCG@10 (:func:`~pyterrier_risk.letor_ndcg`: gains 0/1/3, ranks
+              1–2 undiscounted, ties in file order, 0 for a query with fewer than 10 documents). The
+              objectives measure a baseline's NDCG with the same tie rule.
+            * ``learner``: ``'lambdamart'`` (LightGBM, :class:`~pyterrier_risk.RiskLambdaMART`) or
+              ``'neural'`` (:class:`~pyterrier_risk.RiskNeuralRanker`, needs the ``neural`` extra):
+              every model of the study, the reference included, is trained by it; ``rounds`` are then
+              epochs, ``params`` the estimator's keyword arguments and ``seeds`` its seeds.
+            * ``device``: the neural learner's device: ``'cpu'`` (the default in a study:
+              deterministic, the same results on any worker count), ``'cuda'``, ``'cuda:N'`` or
+              ``'auto'`` (resolved once).
 
     Returns:
-        A :class:`RiskStudyResult`.
+        A :class:`RiskStudyResult` (its ``settings``: the checked :class:`LearnSettings`).
 
     Raises:
-        StudyError: a one-line message (bad argument, missing fold or split, feature out of range,
-            unreadable data; a Dask scheduler that does not answer as one within 5 s, or has no worker
-            within ``worker_timeout``; a failed task, whose traceback goes to ``out/errors.log``; a task
-            that killed its worker twice; a lost cluster; an ``out`` that holds an input or that another
-            study is writing into, its pid named; a baseline run with a model's run name). The finished
-            tasks are kept: a rerun resumes.
+        TypeError: a keyword that is no setting (the tables' ``format``, ``decimals``, ``test``,
+            ``correction`` and ``layout`` are :meth:`RiskStudyResult.write`'s).
+        StudyError: a one-line message naming the argument by its Python name (bad argument, missing
+            fold or split, feature out of range, unreadable data; a Dask scheduler that does not answer
+            as one within 5 s, or has no worker within ``worker_timeout``; a failed task, whose
+            traceback goes to ``store/errors.log``; a task that killed its worker twice; a lost cluster;
+            an ``out`` that holds an input or that another study is writing into, its pid named; a
+            baseline run with a model's run name). The finished tasks are kept: a rerun resumes.
         KeyboardInterrupt: Ctrl-C, or SIGTERM while the tasks run (in the main thread).
     """
     from ._output import assemble
     from ._store import TaskStore
 
-    settings = learn_settings(
-        data, baseline=baseline, baselines=baselines, objectives=objectives, alphas=alphas, seeds=seeds,
-        rounds=rounds, early_stopping=early_stopping, params=params, options=options, folds=folds,
-        split_seed=split_seed, eval_alpha=eval_alpha, threads=threads, imports=imports,
-        measure=measure, feature_names=feature_names, learner=learner, device=device)  # fmt: skip
+    settings = learn_settings(data, settings, **overrides)
     check_models(settings)
-    try:
-        check_table_options(test, correction, settings.eval_alpha, 10000, layout)
-    except ValueError as e:
-        raise StudyError(str(e)) from None
     remote = client is not None or scheduler is not None
     n_workers = 1 if remote else _workers(workers, settings.threads)
     timeout = _worker_timeout(worker_timeout)
-    folder = _check_out(out)
-    _check_out_files(folder, settings)
+    folder, cache = _check_out(out, "out"), _check_out(store, "store")
+    cache = folder if store is None else cache
+    for place in dict.fromkeys(p for p in (cache, folder) if p is not None):
+        _check_out_files(place, settings)
+    if cache is None and folder is None:
+        _check_out_files(None, settings)
     fold_list, width = _load_folds(settings)
     settings = _with_folds(settings, fold_list, progress)
     tasks = _tasks(settings, fold_list, width)
-    store = TaskStore(folder)
+    store_ = TaskStore(cache)
     backend = choose_backend(min(n_workers, len(tasks)), client, scheduler, timeout)
     with contextlib.ExitStack() as held:
         held.callback(backend.close)
-        if folder is not None:  # one study at a time in the folder, from the first task to the last file
-            held.enter_context(study_lock(folder))
-        _execute(tasks, store, backend, progress, folder)
+        for place in dict.fromkeys(p for p in (cache, folder) if p is not None):
+            held.enter_context(study_lock(place))  # one study at a time, from the first task to the last file
+        _execute(tasks, store_, backend, progress, cache)
         # _execute left every task's result in the store's memory (TaskStore.get and put keep them)
-        result = assemble(settings, tasks, [cast(TaskResult, store.get(task_key(t))) for t in tasks])
+        result = assemble(settings, tasks, [cast(TaskResult, store_.get(task_key(t))) for t in tasks])
         if folder is not None:
-            result.write(folder, format=format, decimals=decimals, test=test, correction=correction,
-                         layout=layout)
+            result.write(folder)
             result = dataclasses.replace(result, out=folder)
     return result

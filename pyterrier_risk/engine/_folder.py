@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from ..data import signals_held, sync_folder
-from ._errors import StudyError
+from ._errors import SettingError, StudyError
 
 __all__ = ["MANIFEST_FILE", "check_out_inputs", "check_run_names", "publish", "study_lock"]
 
@@ -90,8 +90,8 @@ def _acquire(out: Path) -> int:
     except OSError:
         holder = os.pread(fd, 64, 0).decode("ascii", "replace").strip() or "unknown"
         os.close(fd)
-        raise StudyError(f"--out {out}: another study (pid {holder}) is writing into this folder; wait "
-                         "for it to finish, or give another --out") from None
+        raise SettingError(f"⟨out⟩ {out}: another study (pid {holder}) is writing into this folder; wait "
+                             "for it to finish, or give another ⟨out⟩") from None
     os.ftruncate(fd, 0)
     os.pwrite(fd, f"{os.getpid()}\n".encode("ascii"), 0)
     return fd
@@ -132,13 +132,13 @@ def check_out_inputs(out: Path | None, settings: Any) -> None:
     if out is None:
         return
     folder = os.path.realpath(out)
-    inputs = [("the data (DATA)", settings.data)]
+    inputs = [("the data (⟨data⟩)", settings.data)]
     inputs += [(f"the baseline run {b.name!r}", b.run) for b in settings.all_baselines() if b.run]
-    inputs += [(f"the --import module {name!r}", file) for name, file in _import_files(settings.imports)]
+    inputs += [(f"the ⟨imports⟩ module {name!r}", file) for name, file in _import_files(settings.imports)]
     for what, path in inputs:
         if _inside(path, folder):
-            raise StudyError(f"--out {out} holds {what}, {path}: the study writes into --out and could "
-                             "overwrite or remove it; give another --out or move the input out of it")
+            raise SettingError(f"⟨out⟩ {out} holds {what}, {path}: the study writes into ⟨out⟩ and could "
+                                 "overwrite or remove it; give another ⟨out⟩ or move the input out of it")
 
 
 def check_run_names(model_names: Iterable[str], baseline_names: Iterable[str]) -> None:

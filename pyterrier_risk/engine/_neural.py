@@ -27,7 +27,7 @@ from typing import Any
 
 import numpy as np
 
-from ._errors import StudyError
+from ._errors import SettingError, StudyError
 
 __all__ = [
     "DEFAULT_LEARNER",
@@ -46,9 +46,9 @@ DEFAULT_NEURAL_DEVICE = "cpu"  # deterministic: the same per-query results on an
 NEURAL_EXTRA = 'pip install "pyterrier-risk[neural]"'
 #: RiskNeuralRanker's parameters that the study sets itself, with the setting that sets them
 _STUDY_SET = {
-    "objective": "--objective", "alpha": "--alpha", "baseline": "--baseline", "baselines": "--baselines",
-    "objective_params": "--option", "cutoff": "always 10 (NDCG@10)", "epochs": "--rounds",
-    "early_stopping": "--early-stopping", "seed": "--seeds", "device": "--device", "threads": "--threads",
+    "objective": "⟨objectives⟩", "alpha": "⟨alphas⟩", "baseline": "⟨baseline⟩", "baselines": "⟨baselines⟩",
+    "objective_params": "⟨options⟩", "cutoff": "always 10 (NDCG@10)", "epochs": "⟨rounds⟩",
+    "early_stopping": "⟨early_stopping⟩", "seed": "⟨seeds⟩", "device": "⟨device⟩", "threads": "⟨threads⟩",
     "verbose": "always false",
 }  # fmt: skip
 
@@ -58,7 +58,7 @@ def _require_torch() -> None:
     try:
         import torch  # noqa: F401 - only whether it imports
     except ImportError:
-        raise StudyError(f"--learner neural needs PyTorch: {NEURAL_EXTRA}") from None
+        raise SettingError(f"⟨learner⟩ neural needs PyTorch: {NEURAL_EXTRA}") from None
 
 
 def _device(device: Any) -> str:
@@ -72,9 +72,9 @@ def _device(device: Any) -> str:
         return text
     if text == "cuda" or (text.startswith("cuda:") and text[5:].isdigit()):
         if not torch.cuda.is_available():
-            raise StudyError(f"--device {text}: CUDA is not available here (give --device cpu or auto)")
+            raise SettingError(f"⟨device⟩ {text}: CUDA is not available here (give ⟨device=cpu⟩ or auto)")
         return text
-    raise StudyError(f"--device {device!r}: expected cpu, cuda, cuda:N or auto")
+    raise SettingError(f"⟨device⟩ {device!r}: expected cpu, cuda, cuda:N or auto")
 
 
 def check_learner(learner: Any, device: Any) -> tuple[str, str | None]:
@@ -86,10 +86,10 @@ def check_learner(learner: Any, device: Any) -> tuple[str, str | None]:
     """
     name = DEFAULT_LEARNER if learner is None else str(learner)
     if name not in LEARNERS:
-        raise StudyError(f"--learner {learner!r}: expected one of {', '.join(LEARNERS)}")
+        raise SettingError(f"⟨learner⟩ {learner!r}: expected one of {', '.join(LEARNERS)}")
     if name == "lambdamart":
         if device is not None:
-            raise StudyError("--device applies to --learner neural (LightGBM runs on the CPU here)")
+            raise SettingError("⟨device⟩ applies to ⟨learner=neural⟩ (LightGBM runs on the CPU here)")
         return name, None
     _require_torch()
     return name, _device(device)
@@ -108,7 +108,7 @@ def _ranker() -> Any:
     try:
         from ..learning import RiskNeuralRanker
     except ImportError as e:  # torch missing, or a broken install
-        raise StudyError(f"--learner neural: {' '.join(str(e).split())}") from None
+        raise SettingError(f"⟨learner⟩ neural: {' '.join(str(e).split())}") from None
     return RiskNeuralRanker
 
 
@@ -118,9 +118,9 @@ def _params(settings: Any) -> dict[str, Any]:
     params = {}
     for name, value in settings.params:
         if name in _STUDY_SET:
-            raise StudyError(f"--param {name}: the study sets it ({_STUDY_SET[name]})")
+            raise SettingError(f"⟨params⟩ {name}: the study sets it ({_STUDY_SET[name]})")
         if name not in accepted:
-            raise StudyError(f"--param {name}: not a parameter of RiskNeuralRanker (it takes "
+            raise SettingError(f"⟨params⟩ {name}: not a parameter of RiskNeuralRanker (it takes "
                              f"{', '.join(sorted(accepted))})")
         params[name] = list(value) if isinstance(value, tuple) else value
     return params

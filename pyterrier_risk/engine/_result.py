@@ -15,10 +15,9 @@ from typing import Any
 
 import pandas as pd
 
-from ._errors import StudyError
-from ._settings import REFERENCE, LearnSettings
+from ._settings import REFERENCE, LearnSettings, SettingError
 
-__all__ = ["PER_QUERY_HEADER", "RiskStudyResult", "run_name", "write_study"]
+__all__ = ["PER_QUERY_HEADER", "RiskStudyResult", "check_write_options", "run_name", "write_study"]
 
 PER_QUERY_HEADER = ("# NDCG@10 per test query of each model and baseline (gains 2^label - 1, as the "
                     "objectives optimise; a query without a relevant document scores 0)")
@@ -105,7 +104,7 @@ class RiskStudyResult:
         return _tables().plot_learner_risk_gain(self.per_query, single=self.single, path=path)
 
     def write(self, out: str | os.PathLike, *, format: str = "markdown", decimals: int = 4,
-              **options: Any) -> list[Path]:
+              tables: Any = None, **options: Any) -> list[Path]:
         """Write the study's files into ``out`` (each atomically); returns their paths.
 
         ``per_query.csv``, ``curves.csv``, ``kendall.csv``, ``models.csv``, ``runs/`` (one TREC run
@@ -115,12 +114,14 @@ class RiskStudyResult:
         (the files written, with sizes and sha256). The files are staged and moved in as one set under
         the folder's lock; the folder holds one study: the files an earlier study wrote there (its
         manifest) that this one does not write are removed, any other file is kept (so are ``tasks/``).
+        ``tables``: the :meth:`tables` already computed (``options`` are then not given), so that a
+        caller that prints them too computes them once.
 
         Raises:
             StudyError: another process is writing into ``out`` (its pid named), a baseline's run has a
                 model's run name, or a bad ``format``.
         """
-        return write_study(self, Path(out), format=format, decimals=decimals, **options)
+        return write_study(self, Path(out), format=format, decimals=decimals, tables=tables, **options)
 
 
 def _labels(settings: Any, objectives: Any) -> dict[str, str]:
@@ -191,12 +192,37 @@ def run_name(objective: str, alpha: float, seed: int) -> str:
     return f"{objective}_a{alpha:g}_s{seed}"
 
 
-def _tables_text(result: Any, fmt: str, decimals: int, **options: Any) -> str:
+def _tables_text(result: Any, fmt: str, decimals: int, tables: Any = None, **options: Any) -> str:
     """The learner table, the convergence table and the Kendall bins, as the command prints them."""
-    return result.tables(**options).render(fmt, floatfmt=f".{decimals}f")
+    if tables is not None and options:
+        raise TypeError(f"give the computed tables or their options ({', '.join(options)}), not both")
+    return (result.tables(**options) if tables is None else tables).render(fmt, floatfmt=f".{decimals}f")
 
 
-def write_study(result: Any, out: Path, *, format: str = "markdown", decimals: int = 4,
+def check_write_options(*, format: str = "markdown", decimals: int = 4, test: str | None = None,
+                        correction: str | None = None, layout: str = "default",
+                        eval_alpha: float = 1.0) -> None:
+    """Check the options of :meth:`RiskStudyResult.write` before a study runs (the command does).
+
+    Raises:
+        SettingError: a bad ``format``, ``decimals``, ``test``, ``correction`` (None: none) or ``layout``.
+    """
+    from ._tables import DEFAULT_TEST, _check_options
+
+    if format not in ("markdown", "latex", "csv"):
+        raise SettingError(f"⟨format⟩ must be markdown, latex or csv, got {format!r}")
+    if isinstance(decimals, bool) or not isinstance(decimals, int) or not 0 <= decimals <= 20:
+        raise SettingError(f"⟨decimals⟩ must be an integer from 0 to 20, got {decimals!r}")
+    try:
+        _check_options(DEFAULT_TEST if test is None else test, correction, eval_alpha, 10000, layout)
+    except ValueError as e:
+        text = str(e)
+        key = next((k for k in ("layout", "test", "eval_alpha") if text.startswith(k)), "correction")
+        raise SettingError(f"⟨{key}⟩{text.removeprefix(key)}" if text.startswith(key) else
+                           f"⟨{key}⟩ {correction}: {text}") from None
+
+
+def write_study(result: Any, out: Path, *, format: str = "markdown", decimals: int = 4, tables: Any = None,
                 **options: Any) -> list[Path]:
     """Write a study's files into ``out`` (see :meth:`RiskStudyResult.write`) as one consistent set.
 
@@ -207,9 +233,9 @@ def write_study(result: Any, out: Path, *, format: str = "markdown", decimals: i
     from ._folder import check_run_names, publish
 
     if format not in ("markdown", "latex", "csv"):
-        raise StudyError(f"format must be markdown, latex or csv, got {format!r}")
+        raise SettingError(f"⟨format⟩ must be markdown, latex or csv, got {format!r}")
     check_run_names((run_name(*key) for key in result.runs), result.baseline_runs)
-    text = _tables_text(result, format, decimals, **options)  # computed before anything is written
+    text = _tables_text(result, format, decimals, tables, **options)  # computed before anything is written
     return publish(out, lambda staging: _write_files(result, staging, format, text))
 
 

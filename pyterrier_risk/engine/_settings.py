@@ -11,10 +11,12 @@ Errors name arguments by neutral keys (:class:`SettingError`): ``str(error)`` sp
 
 from __future__ import annotations
 
+import dataclasses
 import difflib
 import importlib
 import os
 import re
+import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -23,14 +25,16 @@ from typing import Any, Literal, overload
 from ..core import check_alpha, check_int
 from ..learning import (
     CONSTRUCTOR_ALIASES,
+    REFERENCE_OBJECTIVE,
     THREAD_ALIASES,
     get_objective,
     lightgbm_parameter_name,
     lightgbm_parameters,
+    objective_names,
     risk_objectives,
 )
 from ._baseline_names import named_baselines
-from ._errors import StudyError
+from ._errors import SettingError, StudyError, StudyNote
 
 __all__ = [
     "DEFAULT_EARLY_STOPPING",
@@ -45,6 +49,7 @@ __all__ = [
     "Baseline",
     "LearnSettings",
     "SettingError",
+    "StudyNote",
     "available_cores",
     "baseline_ties",
     "learn_settings",
@@ -60,7 +65,7 @@ DEFAULT_LEARN_SEEDS: tuple[int, ...] = (1,)
 DEFAULT_LEARN_THREADS = 1  # threads per fit
 DEFAULT_SPLIT_SEED = 0
 EVAL_ALPHA = 1.0  # GeoRisk's α in the table (Dinçer et al. 2016 report α = 1 among others)
-REFERENCE = "lambdarank"  # plain LambdaMART at α = 0: every model is compared with it
+REFERENCE = REFERENCE_OBJECTIVE  # plain LambdaMART at α = 0: every model is compared with it (the registry)
 CUTOFF = 10  # NDCG@10: the objectives' cutoff, early stopping's metric and the tables' measure
 MAX_SEED = 2**31 - 1  # LightGBM's seed is a C int: 2^31 gives seed 0's model, 2^32 - 1 seed 2^31 - 1's
 #: LightGBM parameters the study sets itself, by LightGBM's name (its aliases are found from LightGBM's
@@ -82,31 +87,8 @@ _STUDY_PARAMS = {
     "cutoff": "always 10: NDCG@10 is the study's measure",
     "metric": "always NDCG@10: early stopping, curves.csv and the tables use it",
 }
-_WORD = re.compile(r"⟨([a-z_]+)(?:=([^⟩]*))?⟩")
 
 
-class SettingError(StudyError):
-    """A bad argument of a study, its message naming arguments by neutral keys.
-
-    The template writes ``⟨rounds⟩`` for an argument and ``⟨folds=K⟩`` for an argument with a value.
-    ``str(error)`` renders them as Python's keywords (``rounds``, ``folds=K``); :meth:`render` with
-    the command's flags as the command line's (``--rounds``, ``--folds K``).
-    """
-
-    def __init__(self, template: str) -> None:
-        self.template = template
-        super().__init__(self.render())
-
-    def render(self, flags: Mapping[str, str] | None = None) -> str:
-        """The message with each argument named by ``flags`` (key -> flag), else by its keyword."""
-
-        def word(match: re.Match[str]) -> str:
-            key, value = match.group(1), match.group(2)
-            if flags is None or key not in flags:
-                return key if value is None else f"{key}={value}"
-            return flags[key] if value is None else f"{flags[key]} {value}"
-
-        return _WORD.sub(word, self.template)
 _INT = re.compile(r"[-+]?\d+")
 _FLOAT = re.compile(r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?")
 
@@ -132,30 +114,41 @@ class Baseline:
 
 @dataclass(frozen=True)
 class LearnSettings:
-    """Every setting of a learning study, checked (:func:`learn_settings` builds one)."""
+    """Every setting of a learning study that decides its results; the one source of their defaults.
+
+    Build one with the settings to change (``LearnSettings("letor/MQ2008", baseline=25)``) and give it to
+    :func:`~pyterrier_risk.risk_study`, or give these names to ``risk_study`` as keywords; the command
+    line's defaults are these too. ``risk_study`` checks them (:func:`learn_settings`) and the result's
+    ``settings`` is the checked copy: the baselines as :class:`Baseline`, the objectives named, and the
+    fields the study fills in (``user_objectives``, ``layout``, ``n_folds``, ``notes``) set. How the
+    study runs (workers, a Dask cluster, the task store, progress) and how its tables are written
+    (:meth:`RiskStudyResult.write`) are not settings: they change no number. See
+    :func:`~pyterrier_risk.risk_study` for each setting's meaning.
+    """
 
     data: str
-    baseline: Baseline | None
-    baselines: tuple[Baseline, ...]
-    objectives: tuple[str, ...]
-    alphas: tuple[float, ...]
-    seeds: tuple[int, ...]
-    rounds: int
-    early_stopping: int | None
-    params: tuple[tuple[str, Any], ...]
-    options: tuple[tuple[str, Any], ...]
-    folds: int | None
-    split_seed: int
-    eval_alpha: float
-    threads: int
+    baseline: Any = None
+    baselines: tuple[Any, ...] = ()
+    objectives: Any = None  # names; None: every one whose baselines are given (checked: a tuple of names)
+    alphas: tuple[float, ...] = DEFAULT_LEARN_ALPHAS
+    seeds: tuple[int, ...] = DEFAULT_LEARN_SEEDS
+    rounds: int = DEFAULT_LEARN_ROUNDS
+    early_stopping: int | None = DEFAULT_EARLY_STOPPING
+    params: Any = ()
+    options: Any = ()
+    folds: int | None = None
+    split_seed: int = DEFAULT_SPLIT_SEED
+    eval_alpha: float = EVAL_ALPHA
+    threads: int = DEFAULT_LEARN_THREADS
     imports: tuple[str, ...] = field(default=())
     user_objectives: tuple[tuple[str, str, str], ...] = field(default=())
     layout: str = ""  # how the folds were found (set once they are: risk_study)
     n_folds: int = 0
     notes: tuple[str, ...] = field(default=())  # what the study noticed in its inputs (settings.json)
     measure: str = "ndcg"  # a key of LEARN_MEASURES: the tables' measure and early stopping's
-    learner: str = "lambdamart"  # or "neural" (study/_neural.py)
+    learner: str = "lambdamart"  # or "neural" (engine/_neural.py)
     device: str | None = None  # the neural learner's device (None for LightGBM)
+    feature_names: str | None = None  # a file naming the features (read into the baselines' names)
 
     @property
     def single(self) -> str | None:
@@ -181,6 +174,7 @@ class LearnSettings:
         """The settings as JSON-ready data (the output's ``settings.json``)."""
         out = asdict(self)
         out["params"], out["options"] = dict(self.params), dict(self.options)
+        del out["feature_names"]  # read into the baselines' names
         return out
 
 
@@ -306,31 +300,51 @@ def _distinct_names(single: Baseline | None, multiple: tuple[Baseline, ...]) -> 
                                "each baseline's name must differ; rename a run file")
 
 
+def _outside_engine() -> int:
+    """The ``stacklevel`` of a warning that points at the first caller outside this package."""
+    import inspect
+
+    frame, level = inspect.currentframe(), 1
+    while frame is not None and str(frame.f_globals.get("__name__", "")).startswith(__package__ or "-"):
+        frame, level = frame.f_back, level + 1
+    return level - 1
+
+
+def _kind_labels(kind: str) -> str:
+    """The labels of the registered objectives of a kind of baseline (``U-CRO, T-SARO, T-FARO``)."""
+    return ", ".join(get_objective(n).label for n in objective_names(kind)) or "none registered"
+
+
 def _objectives(objectives: Sequence[str] | None, single: bool, multiple: bool) -> tuple[str, ...]:
-    """The objectives to train, checked against the baselines given (their ``baseline`` kind)."""
+    """The objectives to train, checked against the baselines given (their ``baseline`` kind).
+
+    The reference is always trained: listed, it is dropped with a :class:`StudyNote`; ``()`` (or the
+    reference alone) trains the reference only.
+    """
     if objectives is None:
         kinds = {"single": single, "multiple": multiple}
         chosen = tuple(o for o in risk_objectives() if kinds.get(get_objective(o).baseline, True))
         if not chosen:
-            raise SettingError("no baseline given: ⟨baseline=F⟩ (U-CRO, T-SARO, T-FARO) and/or "
-                               "⟨baselines=[F, ...]⟩ (T*-FARO, GeoRisk)")
+            raise SettingError(f"no baseline given: ⟨baseline=F⟩ ({_kind_labels('single')}) and/or "
+                               f"⟨baselines=[F, ...]⟩ ({_kind_labels('multiple')})")
         return chosen
+    if isinstance(objectives, (str, bytes)):
+        raise SettingError(f"⟨objectives⟩ must be a list of names, got {objectives!r}")
     chosen = tuple(dict.fromkeys(str(o) for o in objectives))
     for name in chosen:
         try:
             kind = get_objective(name).baseline
         except ValueError as e:
             raise StudyError(str(e)) from None
-        if name == REFERENCE:
-            raise SettingError(f"⟨objectives⟩ {REFERENCE!r} is the reference every model is compared with; "
-                               "it is always trained (at α 0)")
         if kind == "single" and not single:
             raise SettingError(f"objective {name!r} needs a single baseline: give ⟨baseline=F⟩")
         if kind == "multiple" and not multiple:
             raise SettingError(f"objective {name!r} needs several baselines: give ⟨baselines=[F, ...]⟩")
-    if not chosen:
-        raise SettingError("no objective given: ⟨objectives⟩ is empty")
-    return chosen
+    if REFERENCE in chosen:
+        note = StudyNote(f"⟨objectives⟩ {REFERENCE!r} is the reference every model is compared with and is "
+                         "always trained (at α 0): listing it adds nothing")
+        warnings.warn(note, stacklevel=_outside_engine())
+    return tuple(n for n in chosen if n != REFERENCE)
 
 
 def _keyed(error: Exception, key: str) -> SettingError:
@@ -380,7 +394,7 @@ def _patience(value: Any) -> int | None:
 
 def _measure(value: Any) -> str:
     if value not in LEARN_MEASURES:
-        raise StudyError(f"measure must be one of {', '.join(LEARN_MEASURES)}, got {value!r}")
+        raise SettingError(f"⟨measure⟩ must be one of {', '.join(LEARN_MEASURES)}, got {value!r}")
     return str(value)
 
 
@@ -442,48 +456,89 @@ def register_user_objectives(entries: Sequence[tuple[str, str, str]]) -> None:
         register_objective(cls)
 
 
-def learn_settings(
-    data: str | os.PathLike, *, baseline: Any = None, baselines: Sequence[Any] = (),
-    objectives: Sequence[str] | None = None, alphas: Sequence[float] = DEFAULT_LEARN_ALPHAS,
-    seeds: Sequence[int] = DEFAULT_LEARN_SEEDS, rounds: int = DEFAULT_LEARN_ROUNDS,
-    early_stopping: Any = DEFAULT_EARLY_STOPPING, params: Any = None, options: Any = None,
-    folds: int | None = None, split_seed: int = DEFAULT_SPLIT_SEED, eval_alpha: float = EVAL_ALPHA,
-    threads: int = DEFAULT_LEARN_THREADS,
-    imports: Sequence[str] = (), measure: str = "ndcg", feature_names: str | os.PathLike | None = None,
-    learner: str = "lambdamart", device: str | None = None,
-) -> LearnSettings:
-    """Check every argument of :func:`~pyterrier_risk.risk_study` (before any data is read).
+#: the settings a user gives (the rest the study fills in)
+_GIVEN = ("data", "baseline", "baselines", "objectives", "alphas", "seeds", "rounds", "early_stopping",
+          "params", "options", "folds", "split_seed", "eval_alpha", "threads", "imports", "measure",
+          "learner", "device", "feature_names")  # fmt: skip
+#: the options of the files (``RiskStudyResult.write``), no longer the study's
+_OUTPUT_OPTIONS = ("format", "decimals", "test", "correction", "layout")
+
+
+def learn_settings(data: Any = None, settings: LearnSettings | None = None,
+                   **overrides: Any) -> LearnSettings:
+    """The checked settings of :func:`~pyterrier_risk.risk_study` (before any data is read).
+
+    ``data`` may be a :class:`LearnSettings` (then ``settings`` is not given); ``overrides`` replace
+    fields of ``settings`` (default: :class:`LearnSettings`'s defaults).
 
     Raises:
+        TypeError: a keyword that is no setting (an output option names :meth:`RiskStudyResult.write`).
         StudyError: a one-line message naming the argument and the problem (a :class:`SettingError`,
             whose :meth:`~SettingError.render` names the argument as the command line does).
     """
+    if isinstance(data, LearnSettings):
+        if settings is not None:
+            raise TypeError("give the settings once: risk_study(settings) or risk_study(data, settings)")
+        data, settings = None, data
+    for key in overrides:
+        if key in _OUTPUT_OPTIONS:
+            raise TypeError(f"{key!r} is an output option, not a setting: give it to result.write(out, "
+                            f"{key}=...) or result.tables({key}=...)")
+        if key not in _GIVEN:
+            raise TypeError(f"unexpected keyword argument {key!r}: not a setting of the study")
+    if data is not None:
+        overrides["data"] = data
+    if settings is None:
+        if "data" not in overrides:
+            raise TypeError("the study needs its data: risk_study(data, ...) or LearnSettings(data, ...)")
+        settings = LearnSettings(**overrides)
+    elif not isinstance(settings, LearnSettings):
+        raise TypeError(f"settings must be a LearnSettings, got {type(settings).__name__}")
+    else:
+        settings = dataclasses.replace(settings, **overrides)
+    return _checked(settings)
+
+
+def _spec(baseline: Any) -> Any:
+    """A checked :class:`Baseline` as the spec it was made from (a checked settings object checked again)."""
+    if isinstance(baseline, Baseline):
+        return (baseline.feature if baseline.run is None else baseline.run, baseline.name)
+    return baseline
+
+
+def _checked(given: LearnSettings) -> LearnSettings:
+    """Every field of ``given`` checked, the baselines named and the objectives resolved."""
     from ._neural import check_learner
 
-    learner, device = check_learner(learner, device)
-    if learner != "lambdamart" and measure == "letor":
+    learner, device = check_learner(given.learner, given.device)
+    if learner != "lambdamart" and given.measure == "letor":
         raise SettingError("⟨measure⟩ letor: the neural learner early-stops on NDCG@10 with gains "
                            "2^label − 1 only; use the default measure with it")
-    imports = tuple(str(m) for m in imports)
+    imports = tuple(str(m) for m in given.imports)
     import_modules(imports)
-    path = Path(os.fspath(data))
+    path = Path(os.fspath(given.data))
     if not path.exists():
         raise SettingError(f"⟨data⟩ {path}: LETOR data not found")
-    single, multiple = named_baselines(baseline, baselines, feature_names, _baseline)
+    many: Any = given.baselines
+    many = [_spec(b) for b in many] if isinstance(many, (list, tuple)) else many
+    single, multiple = named_baselines(_spec(given.baseline), many, given.feature_names, _baseline)
     _distinct_names(single, multiple)
-    names = _objectives(objectives, single is not None, bool(multiple))
+    names = _objectives(given.objectives, single is not None, bool(multiple))
     return LearnSettings(
         data=str(path.resolve()), baseline=single, baselines=multiple,
         objectives=names,
-        alphas=_numbers(alphas, "alpha", check_alpha), seeds=_numbers(seeds, "seeds", _seed),
-        rounds=_count(rounds, "rounds"),
-        early_stopping=_patience(early_stopping),
-        params=_as_params(params, "params", learner == "lambdamart"), options=_as_params(options, "options"),
-        folds=_count(folds, "folds", minimum=1, allow_none=True),
-        split_seed=_count(split_seed, "split_seed", minimum=0),
-        eval_alpha=_numbers([eval_alpha], "eval_alpha", check_alpha)[0], threads=_count(threads, "threads"),
-        imports=imports, user_objectives=_user_objectives(names), measure=_measure(measure),
+        alphas=_numbers(given.alphas, "alpha", check_alpha), seeds=_numbers(given.seeds, "seeds", _seed),
+        rounds=_count(given.rounds, "rounds"),
+        early_stopping=_patience(given.early_stopping),
+        params=_as_params(given.params, "params", learner == "lambdamart"),
+        options=_as_params(given.options, "options"),
+        folds=_count(given.folds, "folds", minimum=1, allow_none=True),
+        split_seed=_count(given.split_seed, "split_seed", minimum=0),
+        eval_alpha=_numbers([given.eval_alpha], "eval_alpha", check_alpha)[0],
+        threads=_count(given.threads, "threads"),
+        imports=imports, user_objectives=_user_objectives(names), measure=_measure(given.measure),
         learner=learner, device=device,
+        feature_names=None if given.feature_names is None else str(given.feature_names),
     )  # fmt: skip
 
 

@@ -44,7 +44,7 @@ from ..core import (
     risk_reward,
     risk_weighted_differences,
 )
-from ..learning import get_objective, rounds_to_reach
+from ..learning import REFERENCE_OBJECTIVE, get_objective, rounds_to_reach
 from ..reporting import (
     MACRO,
     MAX_WIDTH,
@@ -66,7 +66,7 @@ __all__ = ["DEFAULT_CORRECTION", "DEFAULT_TEST", "LearnerTables", "convergence_t
            "learner_table", "learner_tables", "objective_labels",
            "plot_learner_risk_gain", "render_learner_table", "learner_risk_gain_points"]
 
-REFERENCE = "lambdarank"
+REFERENCE = REFERENCE_OBJECTIVE  # plain LambdaMART (the registry names it)
 TESTS = ("t", "randomization")
 DEFAULT_TEST = "t"
 DEFAULT_CORRECTION = "holm"  # over the rows of one column

@@ -26,6 +26,10 @@ _EXPORTS = {
     "PairWeights": "objectives",
     "Round": "objectives",
     "get_objective": "objectives",
+    "reference_objective": "objectives",
+    "REFERENCE_OBJECTIVE": "objectives",
+    "DEFAULT_OBJECTIVES": "objectives",
+    "default_objective": "objectives",
     "objective_names": "objectives",
     "register_objective": "objectives",
     "risk_objectives": "objectives",
@@ -57,12 +61,16 @@ if TYPE_CHECKING:  # the lazy names for type checkers and editors (tests/test_pa
     from ._persistence import ObjectiveNotImportableWarning as ObjectiveNotImportableWarning
     from ._persistence import artifact_metadata as artifact_metadata
     from ._progress import training_progress as training_progress
+    from .objectives import DEFAULT_OBJECTIVES as DEFAULT_OBJECTIVES
+    from .objectives import REFERENCE_OBJECTIVE as REFERENCE_OBJECTIVE
     from .objectives import Objective as Objective
     from .objectives import Option as Option
     from .objectives import PairWeights as PairWeights
     from .objectives import Round as Round
+    from .objectives import default_objective as default_objective
     from .objectives import get_objective as get_objective
     from .objectives import objective_names as objective_names
+    from .objectives import reference_objective as reference_objective
     from .objectives import register_objective as register_objective
     from .objectives import risk_objectives as risk_objectives
     from .objectives import unregister_objective as unregister_objective

@@ -52,7 +52,7 @@ from ._persistence import (
     spec_to_json,
 )
 from ._progress import Progress
-from .objectives import get_objective
+from .objectives import DEFAULT_OBJECTIVES, get_objective
 
 __all__ = ["RiskLambdaMART", "load_artifact"]
 
@@ -92,7 +92,8 @@ class RiskLambdaMART(pt.Estimator, pt.Artifact):
         objective: the name of a registered objective: a built-in (``'lambdarank'``, ``'urisk'``,
             ``'tsaro'``, ``'tfaro'``, ``'tfaro_star'``, ``'georisk'``) or one registered with
             :func:`~pyterrier_risk.register_objective` (docs/custom_objective.md); its ``baseline``
-            kind decides whether ``baseline`` or ``baselines`` is used.
+            kind decides whether ``baseline`` or ``baselines`` is used. Default: the registry's
+            multiple-baseline default (``default_objective('multiple')``, ``'georisk'``).
         alpha: risk-sensitivity, 0 ≤ α ≤ 10⁶ (α = 0 trains plain LambdaMART; the bound keeps
             every float32 gradient finite, docs/objectives.md).
         baseline: the single baseline (see above).
@@ -133,7 +134,7 @@ class RiskLambdaMART(pt.Estimator, pt.Artifact):
 
     def __init__(
         self,
-        objective: str = "georisk",
+        objective: str = DEFAULT_OBJECTIVES["multiple"],
         *,
         alpha: float = 1.0,
         baseline: BaselineSpec | None = "score",

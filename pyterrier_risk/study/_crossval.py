@@ -141,13 +141,13 @@ def engine_rerank(cand: pd.DataFrame, qrels: pd.DataFrame, study: Study, *, n_sy
     write_candidates(cand, qrels, cache / "candidates.txt")
     alphas = tuple(a for a in study.alphas if a > 0)
     objectives = study.objectives if alphas else ()
-    if not objectives:  # LambdaMART only: the engine trains one objective at least, at α 0 here
+    if not objectives:  # LambdaMART only: the engine trains the reference alone
         alphas = ()
     fixed = ("num_threads", "deterministic", "force_row_wise")  # the engine sets these itself
     params = {k: v for k, v in TREE_PARAMS.items() if k not in fixed}
     result = risk_study(
         cache / "candidates.txt", folds=study.folds, split_seed=study.seed, baseline=1,
-        baselines=[f + 1 for f in system_score_features(n_systems)], objectives=objectives or ("urisk",),
+        baselines=[f + 1 for f in system_score_features(n_systems)], objectives=objectives,
         alphas=alphas or (0.0,), seeds=(study.seed,), rounds=study.num_boost_round, params=params,
         workers=workers, out=out, progress=progress)  # fmt: skip
     for fold, models in result.models.groupby("fold", sort=False):

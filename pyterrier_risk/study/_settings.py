@@ -6,6 +6,7 @@ label, their kind of baseline (``'none'``, ``'single'``, ``'multiple'``) and the
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -13,18 +14,20 @@ from typing import Any
 import numpy as np
 
 from ..engine import StudyError as StudyError
-from ..learning import get_objective
+from ..learning import DEFAULT_OBJECTIVES as _DEFAULTS
+from ..learning import REFERENCE_OBJECTIVE, get_objective
 from ..learning import risk_objectives as risk_objectives
 
 DEFAULT_DATASET = "irds:cranfield"
 DEFAULT_ALPHAS: tuple[float, ...] = (0.0, 1.0, 5.0, 10.0)
 QUICK_ALPHAS: tuple[float, ...] = (0.0, 5.0)
-DEFAULT_OBJECTIVES: tuple[str, ...] = ("urisk", "georisk")
+#: the study's objectives: the registry's default of each kind of baseline (U-CRO, GeoRisk)
+DEFAULT_OBJECTIVES: tuple[str, ...] = (_DEFAULTS["single"], _DEFAULTS["multiple"])
 BASELINE = "BM25"
 RUN_DEPTH = 100  # documents per topic of every evaluated run (the measures look at the top 100 at most)
 FEATURE_DEPTH = 1000  # documents per topic the systems retrieve for the re-rankers' features
 PLAIN = "LambdaMART"  # the α = 0 model: every objective trains plain LambdaMART at α = 0
-PLAIN_OBJECTIVE = "lambdarank"  # the registered objective PLAIN is trained with
+PLAIN_OBJECTIVE = REFERENCE_OBJECTIVE  # the registered objective PLAIN is trained with (the registry's)
 # LightGBM's tree settings for ~20,000 training rows of ~200 topics (its defaults, 31 leaves and 20 rows
 # per leaf, overfit them); the objectives themselves run at RiskLambdaMART's defaults.
 TREE_PARAMS: dict[str, Any] = {"learning_rate": 0.05, "num_leaves": 7, "min_data_in_leaf": 50,
@@ -96,6 +99,10 @@ def _objectives(objective: str | None, objectives: Sequence[str] | None) -> tupl
         single = get_objective(objective).baseline == "single"
         return (objective, DEFAULT_OBJECTIVES[1]) if single else (DEFAULT_OBJECTIVES[0], objective)
     objectives = tuple(objectives)
+    if PLAIN_OBJECTIVE in objectives:
+        warnings.warn(f"objectives: {PLAIN_OBJECTIVE!r} ({PLAIN}) is always trained (at α 0): listing it "
+                      "adds nothing", stacklevel=4)
+        objectives = tuple(o for o in objectives if o != PLAIN_OBJECTIVE)
     bad = [o for o in objectives if o not in known]
     if bad or len(set(objectives)) != len(objectives):
         raise StudyError(f"objectives must be distinct names among {', '.join(known)}, "

@@ -8,10 +8,14 @@ from __future__ import annotations
 
 from ._base import ALPHA_MAX, OBJECTIVE_BASELINES, Objective, Option, PairWeights, Round
 from ._registry import (
+    DEFAULT_OBJECTIVES,
+    REFERENCE_OBJECTIVE,
+    default_objective,
     get_objective,
     objective_names,
     objectives,
     option_readers,
+    reference_objective,
     register_objective,
     risk_objectives,
     unregister_objective,
@@ -19,7 +23,8 @@ from ._registry import (
 from ._shared import FARO_TR, RISK_NORM, SE_ROUND
 
 __all__ = [
-    "ALPHA_MAX", "FARO_TR", "OBJECTIVE_BASELINES", "Objective", "Option", "PairWeights", "RISK_NORM", "Round",
-    "SE_ROUND", "get_objective", "objective_names", "objectives", "option_readers", "register_objective",
+    "ALPHA_MAX", "DEFAULT_OBJECTIVES", "FARO_TR", "OBJECTIVE_BASELINES", "Objective", "Option", "PairWeights",
+    "REFERENCE_OBJECTIVE", "RISK_NORM", "Round", "SE_ROUND", "default_objective", "get_objective",
+    "objective_names", "objectives", "option_readers", "reference_objective", "register_objective",
     "risk_objectives", "unregister_objective",
 ]  # fmt: skip

@@ -16,9 +16,17 @@ from .._lightgbm_params import RESERVED_OPTIONS  # the driver's and LightGBM's: 
 from ._base import OBJECTIVE_BASELINES, Objective, Option
 
 __all__ = [
-    "get_objective", "objective_names", "objectives", "option_readers", "register_objective",
+    "DEFAULT_OBJECTIVES", "REFERENCE_OBJECTIVE", "default_objective", "get_objective", "objective_names",
+    "objectives", "option_readers", "reference_objective", "register_objective", "risk_objectives",
     "unregister_objective",
 ]  # fmt: skip
+
+#: plain LambdaMART: what every objective reduces to at α = 0, the reference a study compares each model
+#: with (``risk_study``'s ``'lambdarank'`` at α 0, the demo's "LambdaMART")
+REFERENCE_OBJECTIVE = "lambdarank"
+#: the default objective of each kind of baseline: the demo trains both; ``RiskLambdaMART``'s default
+#: is the multiple-baseline one
+DEFAULT_OBJECTIVES: MappingProxyType[str, str] = MappingProxyType({"single": "urisk", "multiple": "georisk"})
 
 _BUILTIN_MODULES = ("_lambdarank", "_urisk", "_tsaro", "_tfaro", "_tfaro_star", "_georisk")
 _REGISTRY: dict[str, type[Objective]] = {}
@@ -141,14 +149,43 @@ def objectives() -> MappingProxyType[str, type[Objective]]:
     return MappingProxyType(_REGISTRY)
 
 
-def objective_names() -> tuple[str, ...]:
-    """The names of the registered objectives, built-ins first."""
-    return tuple(objectives())
+def objective_names(baseline: str | None = None) -> tuple[str, ...]:
+    """The names of the registered objectives, built-ins first; with ``baseline``, those of that kind.
+
+    Args:
+        baseline: ``'none'`` (the reference, plain LambdaMART), ``'single'`` (U-CRO, T-SARO, T-FARO and
+            a user's single-baseline objectives) or ``'multiple'`` (T*-FARO, GeoRisk, ...); None: all.
+
+    Raises:
+        ValueError: another ``baseline``.
+    """
+    if baseline is None:
+        return tuple(objectives())
+    if baseline not in OBJECTIVE_BASELINES:
+        raise ValueError(f"baseline must be one of {', '.join(OBJECTIVE_BASELINES)} or None, "
+                         f"got {baseline!r}")
+    return tuple(n for n, cls in objectives().items() if cls.baseline == baseline)
+
+
+def reference_objective() -> str:
+    """The reference objective: plain LambdaMART (:data:`REFERENCE_OBJECTIVE`, ``'lambdarank'``)."""
+    return REFERENCE_OBJECTIVE
+
+
+def default_objective(baseline: str) -> str:
+    """The default objective of a kind of baseline: ``'urisk'`` (single), ``'georisk'`` (multiple).
+
+    Raises:
+        ValueError: a kind other than ``'single'`` and ``'multiple'``.
+    """
+    if baseline not in DEFAULT_OBJECTIVES:
+        raise ValueError(f"baseline must be one of {', '.join(DEFAULT_OBJECTIVES)}, got {baseline!r}")
+    return DEFAULT_OBJECTIVES[baseline]
 
 
 def risk_objectives() -> tuple[str, ...]:
     """The registered objectives with a baseline (every one but plain LambdaMART), in registry order."""
-    return tuple(n for n in objective_names() if get_objective(n).baseline != "none")
+    return tuple(n for n, cls in objectives().items() if cls.baseline != "none")
 
 
 def get_objective(name: Any) -> type[Objective]:
