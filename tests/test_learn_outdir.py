@@ -316,3 +316,38 @@ def test_an_interrupted_move_is_finished_by_the_next_write(data, studies, tmp_pa
     ptr.risk_study(data, alphas=[5], out=out, **SMALL)
     assert files(out) == files(studies[5])  # α 10's moved files are gone too
     assert not (out / ".pending").exists() and not list(out.glob(".staging-*"))
+
+
+LOCK_PROBE = """
+import fcntl, sys
+with open(sys.argv[1]) as lock:
+    try:
+        fcntl.flock(lock.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        print("held")
+    else:
+        print("free")
+"""
+
+
+@posix_only
+def test_learn_holds_its_folder_from_the_first_task_to_the_last_file(data, tmp_path, monkeypatch, capsys):
+    """Training and writing are one study: another process cannot take --out between the two."""
+    from pyterrier_risk.cli import main
+    from pyterrier_risk.engine import RiskStudyResult
+
+    out, seen = tmp_path / "out", []
+    write = RiskStudyResult.write
+
+    def probed(self, folder, **kwargs):  # what another process sees just before the files are written
+        probe = subprocess.run([sys.executable, "-c", LOCK_PROBE, str(out / ".lock")], capture_output=True,
+                               text=True, timeout=60)
+        seen.append(probe.stdout.strip())
+        return write(self, folder, **kwargs)
+
+    monkeypatch.setattr(RiskStudyResult, "write", probed)
+    assert main(["learn", str(data), *CLI, "--alpha", "5", "--out", str(out)]) == 0, capsys.readouterr().err
+    assert seen == ["held"]
+    probe = subprocess.run([sys.executable, "-c", LOCK_PROBE, str(out / ".lock")], capture_output=True,
+                           text=True, timeout=60)
+    assert probe.stdout.strip() == "free"  # and released at the end

@@ -220,21 +220,22 @@ def _notes() -> Iterator[None]:
 
 def run_learn(args: Any) -> int:
     """Run ``pyterrier-risk learn`` with parsed ``args``; a user error raises :class:`CLIError`."""
-    from ..engine import StudyError, check_write_options, risk_study
+    from ..engine import StudyError, check_write_options, held_folder, risk_study
 
     check_decimals(args.round)
     given = {key: getattr(args, dest) for key, dest in _SETTINGS.items() if getattr(args, dest) is not None}
     try:
         check_write_options(format=args.format, decimals=args.round, test=args.test,
                             correction=_correction(args), layout=args.layout)
-        with _notes():
-            result = risk_study(out=None, store=args.store or args.out, workers=args.workers,
-                                scheduler=args.scheduler, worker_timeout=args.worker_timeout,
-                                progress=not args.no_progress, **given)
-        tables = result.tables(test=args.test, correction=_correction(args), layout=args.layout)
-        text = tables.render(args.format, floatfmt=f".{args.round}f")
-        if args.out is not None:
-            result.write(args.out, format=args.format, decimals=args.round, tables=tables)
+        with held_folder(args.out):  # one study in --out from its first task to its last file
+            with _notes():
+                result = risk_study(out=None, store=args.store or args.out, workers=args.workers,
+                                    scheduler=args.scheduler, worker_timeout=args.worker_timeout,
+                                    progress=not args.no_progress, **given)
+            tables = result.tables(test=args.test, correction=_correction(args), layout=args.layout)
+            text = tables.render(args.format, floatfmt=f".{args.round}f")
+            if args.out is not None:
+                result.write(args.out, format=args.format, decimals=args.round, tables=tables)
     except StudyError as e:
         raise CLIError(_in_command_words(e, args)) from None
     except ValueError as e:  # e.g. a per_query value the tables refuse

@@ -33,6 +33,7 @@ _EXPORTS = {
     "StudyNote": "_errors",
     "RiskStudyResult": "_result",
     "check_write_options": "_result",
+    "held_folder": "_driver",
     "risk_study": "_driver",
     "DEFAULT_WORKER_TIMEOUT": "_dask",
     "CONNECT_TIMEOUT": "_dask",
@@ -52,6 +53,7 @@ __all__ = list(_EXPORTS)
 if TYPE_CHECKING:  # the lazy names for type checkers and editors (tests/test_package.py: the same)
     from ._dask import CONNECT_TIMEOUT as CONNECT_TIMEOUT
     from ._dask import DEFAULT_WORKER_TIMEOUT as DEFAULT_WORKER_TIMEOUT
+    from ._driver import held_folder as held_folder
     from ._driver import risk_study as risk_study
     from ._errors import SettingError as SettingError
     from ._errors import StudyError as StudyError

@@ -15,6 +15,7 @@ import dataclasses
 import os
 import sys
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, cast
 
@@ -34,7 +35,7 @@ from ._settings import (
 )
 from ._task import LearnTask, TaskResult, task_key
 
-__all__ = ["RiskStudyResult", "risk_study"]
+__all__ = ["RiskStudyResult", "held_folder", "risk_study"]
 
 ERRORS_LOG = "errors.log"  # in the output folder: the full traceback of every failed task
 LEARN_LOG = "learn.log"  # in the output folder: the progress lines
@@ -284,6 +285,36 @@ def _execute(tasks: list[LearnTask], store: Any, backend: Backend, progress: boo
                          f"{'are' if n != 1 else 'is'} {kept}: rerun to resume") from None
     finally:
         shown.close()
+
+
+@contextlib.contextmanager
+def held_folder(out: str | os.PathLike | None) -> Iterator[Path | None]:
+    """Hold a study folder's lock over a block: training into it and writing its files as one study.
+
+    ``risk_study(store=out)`` locks ``out`` while its tasks run and ``result.write(out)`` while the files
+    are moved in; in between another study could take the folder. Within this block both take the lock
+    this process already holds (it is re-entrant), so no other study starts until the block ends::
+
+        with held_folder("out"):
+            result = risk_study(data, settings, store="out")
+            result.write("out", format="latex")
+
+    Args:
+        out: the folder (checked as ``risk_study``'s ``out``; created); None holds nothing.
+
+    Yields:
+        The folder as a ``Path``, or None.
+
+    Raises:
+        SettingError: ``out`` cannot be a folder (a link loop, a path through a file, not writable).
+        StudyError: another process holds the folder (its pid named).
+    """
+    folder = _check_out(out, "out")
+    if folder is None:
+        yield None
+        return
+    with study_lock(folder):
+        yield folder
 
 
 def risk_study(
