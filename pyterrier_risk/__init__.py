@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING
 
 from ._lazy import lazy_exports
 
-__version__ = "0.4.0"
+__version__ = "0.5.0"
 
 # public name -> the layer (subpackage) that defines it
 _EXPORTS: dict[str, str] = {
