@@ -212,6 +212,30 @@ def test_each_lie_of_the_issue_gives_a_one_line_error_in_a_process_that_survives
         assert __import__("re").search(expected, message), (key, value, message)
 
 
+# more lies the header check refuses: (key, value, the message's expected part)
+MORE_LIES = [
+    ("label_index", "0=1", "has more than one '='"),
+    ("label_index", "0 1", "label_index is '0 1', not one integer"),
+    ("tree_sizes", "654 x", "tree_sizes holds 'x', not an integer"),
+    ("tree_sizes", "654 0", "tree_sizes holds 0, not a tree's size"),
+]
+
+
+@pytest.mark.parametrize(("key", "value", "expected"), [*LIES, *MORE_LIES])
+def test_each_lie_is_refused_by_the_check_that_runs_before_lightgbm(saved, key, value, expected):
+    """The header check itself, in this process (it reads the text; LightGBM never sees it): quick, so
+    the README's test command covers it; the slow test above adds LightGBM's load in a subprocess."""
+    text = header_with((saved / "model.txt").read_text(), key, value)
+    with pytest.raises(ValueError, match=expected):
+        check_model_text(text, "m", num_features=4)
+
+
+def test_a_header_line_given_twice_is_refused(saved):
+    lines, rest = split_header((saved / "model.txt").read_text())
+    with pytest.raises(ValueError, match=f"the header gives {lines[0].partition('=')[0]} twice"):
+        check_model_text("tree\n" + "\n".join([lines[0], *lines]) + rest, "m", num_features=4)
+
+
 def test_a_truncated_legacy_file_names_the_file(saved, tmp_path):
     """No digest, cut inside the last line (``pandas_categorical:nul``): was a bare JSONDecodeError."""
     text = (saved / "model.txt").read_text()

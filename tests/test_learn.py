@@ -153,7 +153,7 @@ def test_topics_and_baselines_read_the_output_folder(one_worker, capsys):
     assert urisk == pytest.approx(np.maximum(delta, 0).mean() - 6 * np.maximum(-delta, 0).mean(), abs=1e-12)
 
 
-@pytest.mark.slow
+# quick enough to stay in the README's loop: the only quick test of the pool and Dask backends (coverage)
 def test_same_results_with_two_workers_and_on_a_dask_cluster(data, one_worker, tmp_path):
     distributed = pytest.importorskip("distributed")
     result, out = one_worker
