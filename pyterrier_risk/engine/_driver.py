@@ -22,7 +22,7 @@ from typing import Any, cast
 from ._backend import Backend, TasksFailed
 from ._dask import DEFAULT_WORKER_TIMEOUT, DaskBackend
 from ._errors import StudyError
-from ._folder import check_out_inputs, check_run_names, study_lock
+from ._folder import check_out_inputs, check_run_names, keep_lock, study_lock
 from ._pool import InProcess, LocalPool
 from ._result import RiskStudyResult, run_name
 from ._settings import (
@@ -300,7 +300,9 @@ def held_folder(out: str | os.PathLike | None) -> Iterator[Path | None]:
             result.write("out", format="latex")
 
     Args:
-        out: the folder (checked as ``risk_study``'s ``out``; created); None holds nothing.
+        out: the folder (checked as ``risk_study``'s ``out``; neither created nor locked until the study
+            inside the block locks it, so a study refused before its first task leaves no folder); None
+            holds nothing.
 
     Yields:
         The folder as a ``Path``, or None.
@@ -313,7 +315,7 @@ def held_folder(out: str | os.PathLike | None) -> Iterator[Path | None]:
     if folder is None:
         yield None
         return
-    with study_lock(folder):
+    with keep_lock(folder):  # taken by the study's first lock, which checks its inputs first
         yield folder
 
 

@@ -48,6 +48,7 @@ _STUDY_FILE = re.compile(
     r"|runs/[^/\\]+\.run"
 )
 _HELD: dict[str, list[int]] = {}  # realpath of a locked folder -> [fd, depth] (the lock is re-entrant)
+_KEPT: set[str] = set()  # realpaths whose lock outlives its study_lock blocks (keep_lock)
 
 
 # ------------------------------------------------------------------------------------------- lock
@@ -55,27 +56,40 @@ _HELD: dict[str, list[int]] = {}  # realpath of a locked folder -> [fd, depth] (
 def study_lock(out: Path) -> Iterator[None]:
     """Hold the folder's lock (``flock`` on ``out/.lock``, which holds the pid) for the block.
 
-    Creates ``out``. On a system without ``fcntl`` (Windows) the block runs unlocked.
+    Creates ``out``. The lock is re-entrant within a process, and outlives the block inside
+    :func:`keep_lock` for the same folder. On a system without ``fcntl`` (Windows) the block runs unlocked.
 
     Raises:
         StudyError: another process holds the lock (its pid named).
     """
     out.mkdir(parents=True, exist_ok=True)
     key = os.path.realpath(out)
-    if key in _HELD:
-        _HELD[key][1] += 1
-        try:
-            yield
-        finally:
-            _HELD[key][1] -= 1
-        return
-    fd = _acquire(out)
-    _HELD[key] = [fd, 1]
+    if key not in _HELD:
+        _HELD[key] = [_acquire(out), 0]
+    _HELD[key][1] += 1
     try:
         yield
     finally:
-        del _HELD[key]
-        _release(fd)
+        _HELD[key][1] -= 1
+        if _HELD[key][1] == 0 and key not in _KEPT:
+            _release(_HELD.pop(key)[0])
+
+
+@contextlib.contextmanager
+def keep_lock(out: Path) -> Iterator[None]:
+    """Keep ``out``'s lock, once a :func:`study_lock` inside the block has taken it, until the block ends.
+
+    Neither creates nor locks ``out`` by itself: a study refused before its first task leaves no folder.
+    """
+    key = os.path.realpath(out)
+    _KEPT.add(key)
+    try:
+        yield
+    finally:
+        _KEPT.discard(key)
+        held = _HELD.get(key)
+        if held is not None and held[1] == 0:
+            _release(_HELD.pop(key)[0])
 
 
 def _acquire(out: Path) -> int:

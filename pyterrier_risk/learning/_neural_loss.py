@@ -36,7 +36,7 @@ import numpy as np
 
 from ._ndcg import discounts, inverse_max_dcg, ndcg_at, stable_desc_order
 from ._options import check_count
-from .objectives import Objective, PairWeights, Round
+from .objectives import REFERENCE_OBJECTIVE, Objective, PairWeights, Round
 
 if TYPE_CHECKING:
     import torch
@@ -112,7 +112,7 @@ def risk_loss(
     y_pred: torch.Tensor,
     y_true: torch.Tensor,
     *,
-    objective: str = "lambdarank",
+    objective: str = REFERENCE_OBJECTIVE,
     alpha: float = 0.0,
     baseline: Any = None,
     baselines: Any = None,

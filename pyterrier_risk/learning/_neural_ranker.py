@@ -39,7 +39,7 @@ from ._persistence import (
     spec_to_json,
 )
 from ._progress import report_step
-from .objectives import get_objective
+from .objectives import REFERENCE_OBJECTIVE, get_objective
 
 __all__ = ["RiskNeuralRanker", "load_neural_artifact"]
 
@@ -101,7 +101,7 @@ class RiskNeuralRanker(pt.Estimator, pt.Artifact):
 
     def __init__(
         self,
-        objective: str = "lambdarank",
+        objective: str = REFERENCE_OBJECTIVE,
         *,
         alpha: float = 0.0,
         baseline: BaselineSpec | None = None,
