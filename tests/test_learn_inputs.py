@@ -448,3 +448,21 @@ def test_a_run_baseline_with_a_space_and_missing_queries(one_fold_study):
     assert (out / "runs" / "my_run.run").is_file()
     per_query = pd.read_csv(out / "per_query.csv", dtype={"qid": str}, comment="#")
     assert len(per_query) == 2 * 8 and per_query["base:my_run"].between(0, 1).all()
+
+
+# ------------------------------------------------ two studies in one process: each with its own baselines
+def test_a_second_study_in_the_process_reads_its_own_baselines(tmp_path):
+    """A fold's frames are kept between tasks (the last fold's); a study of the same fold with other
+    baselines (here one name for another feature) gets its own columns, not the previous study's."""
+    import shutil
+
+    data = _fold_folder(tmp_path / "folds", leak="none")
+    for k in (2, 3):
+        shutil.rmtree(data / f"Fold{k}")
+    small = {"objectives": ["urisk"], "alphas": [5], "seeds": [1], "rounds": 2, "progress": False, "workers": 1,
+             "folds": 1}
+    first = ptr.risk_study(data, baseline=(1, "B"), **small).per_query["base:B"].to_numpy()
+    second = ptr.risk_study(data, baseline=(2, "B"), **small).per_query["base:B"].to_numpy()
+    other_name = ptr.risk_study(data, baseline=(2, "Z"), **small).per_query["base:Z"].to_numpy()
+    np.testing.assert_array_equal(second, other_name)  # feature 2's NDCG, whatever its name
+    assert not np.array_equal(first, second)

@@ -39,7 +39,7 @@ from ._settings import (
 
 __all__ = ["LearnTask", "ReferenceResult", "TaskFailed", "TaskResult", "run_task", "task_key"]
 
-_LOADED: dict[str, Any] = {}  # fold digest -> the fold's frames; one fold at a time
+_LOADED: dict[tuple[Any, ...], Any] = {}  # (fold digest, baselines) -> the fold's frames; one fold at a time
 _LOCK = threading.Lock()  # a Dask worker may run several tasks in threads of one process
 
 
@@ -162,13 +162,22 @@ def _run_scores(data: Any, run: pd.DataFrame, name: str) -> np.ndarray:
 
 def _load_fold(task: LearnTask) -> dict[str, Any]:
     """The fold's train/vali/test frames, loaded once per fold and worker (the last fold only)."""
-    if task.fold_digest not in _LOADED:
+    bases = task.settings.all_baselines()
+    key = (task.fold_digest, *(_baseline_key(b) for b in bases))  # a study's baselines differ from the last's
+    if key not in _LOADED:
         _LOADED.clear()  # drop the previous fold before reading the next
-        bases = task.settings.all_baselines()
         train, vali, test = task.fold.load(task.n_features)
-        _LOADED[task.fold_digest] = {"train": _frames(train, bases), "vali": _frames(vali, bases),
-                                     "test": _frames(test, bases)}
-    return _LOADED[task.fold_digest]
+        _LOADED[key] = {"train": _frames(train, bases), "vali": _frames(vali, bases),
+                        "test": _frames(test, bases)}
+    return _LOADED[key]
+
+
+def _baseline_key(baseline: Any) -> tuple[Any, ...]:
+    """What a baseline's column depends on: its name, its feature, or its run file as it is now."""
+    if baseline.run is None:
+        return (baseline.name, baseline.feature)
+    stat = os.stat(baseline.run)
+    return (baseline.name, os.fspath(baseline.run), stat.st_mtime_ns, stat.st_size)
 
 
 def per_query_ndcg(run: pd.DataFrame, qrels: pd.DataFrame, qids: list[str],
