@@ -318,6 +318,28 @@ def test_an_interrupted_move_is_finished_by_the_next_write(data, studies, tmp_pa
     assert not (out / ".pending").exists() and not list(out.glob(".staging-*"))
 
 
+
+def test_moves_stopped_by_an_error_are_finished_by_the_next_write(data, studies, tmp_path, monkeypatch):
+    """The quick twin of the test above, in this process: the moves stop with an error, not a kill."""
+    out = with_tasks(studies, 5, tmp_path / "out")
+    real, moves = os.replace, []
+
+    def replace(src, dst):  # fails after three files of the new set have moved in
+        if ".staging-" in str(src) and ".staging-" not in str(dst):
+            moves.append(dst)
+            if len(moves) == 4:
+                raise OSError("the moves stop here")
+        return real(src, dst)
+
+    monkeypatch.setattr(os, "replace", replace)
+    with pytest.raises(OSError, match="the moves stop here"):
+        ptr.risk_study(data, alphas=[10], out=out, **SMALL)
+    monkeypatch.undo()
+    assert (out / ".pending").exists() and list(out.glob(".staging-*")) and len(moves) == 4
+    ptr.risk_study(data, alphas=[5], out=out, **SMALL)
+    assert files(out) == files(studies[5])  # α 10's moved files are gone too
+    assert not (out / ".pending").exists() and not list(out.glob(".staging-*"))
+
 LOCK_PROBE = """
 import fcntl, sys
 with open(sys.argv[1]) as lock:
