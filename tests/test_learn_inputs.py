@@ -459,8 +459,8 @@ def test_a_second_study_in_the_process_reads_its_own_baselines(tmp_path):
     data = _fold_folder(tmp_path / "folds", leak="none")
     for k in (2, 3):
         shutil.rmtree(data / f"Fold{k}")
-    small = {"objectives": ["urisk"], "alphas": [5], "seeds": [1], "rounds": 2, "progress": False, "workers": 1,
-             "folds": 1}
+    small = {"objectives": ["urisk"], "alphas": [5], "seeds": [1], "rounds": 2, "progress": False,
+             "workers": 1, "folds": 1}
     first = ptr.risk_study(data, baseline=(1, "B"), **small).per_query["base:B"].to_numpy()
     second = ptr.risk_study(data, baseline=(2, "B"), **small).per_query["base:B"].to_numpy()
     other_name = ptr.risk_study(data, baseline=(2, "Z"), **small).per_query["base:Z"].to_numpy()
