@@ -26,32 +26,6 @@ def run_example(*args: str) -> str:
     return out.stdout
 
 
-def test_trec_web_2012_example():
-    runs = data_path("trec-web-2012-risk", "runs")
-    text = run_example("examples/risk_trec_web2012.py")
-    for path in runs.glob("*.run.gz"):
-        assert path.name.removesuffix(".run.gz") in text
-    # gdeval.pl -c means of the official baseline (data README): ERR@20 0.1947, nDCG@20 0.1118
-    baseline_row = next(line for line in text.splitlines() if line.startswith("indri-rm-cata-filtered "))
-    assert baseline_row.split()[1:3] == ["0.1947", "0.1118"]
-    for alpha in (0, 1, 5, 10):
-        assert f"alpha={alpha}" in text
-
-
-def test_trec7_example():
-    reference = data_path("trec7-adhoc-terrier-runs", "reference_eval", "gdeval_c.csv")
-    import pandas as pd
-
-    ref = pd.read_csv(reference)
-    err20 = ref[(ref["k"] == 20) & (ref["topic"] == "amean")].set_index("run")["err@k"]
-    text = run_example("examples/risk_trec7.py")
-    assert "base measure ERR@20" in text and "base measure nDCG@20" in text
-    rows = [line.split() for line in text.splitlines() if line.split()[:1] and line.split()[0] in err20.index]
-    assert len({r[0] for r in rows}) == 19
-    for row in rows[:19]:  # the first table is ERR@20 at alpha = 0: value (rank) in the second column
-        assert float(row[1]) == pytest.approx(err20[row[0]], abs=6e-5)
-
-
 def test_mq2008_learning_example_quick():
     text = run_example("examples/mq2008_risk_ltr.py", "--quick")
     kinds = ("lambdarank", "urisk", "tsaro", "tfaro", "tfaro_star", "georisk")
