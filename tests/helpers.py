@@ -58,6 +58,16 @@ def run_python(code: str) -> subprocess.CompletedProcess:
     )
 
 
+def run_example(*args: str) -> str:
+    """Run an example script (``examples/...`` and its arguments) as a user does, on the shared data; its
+    stdout (a failure shows the end of its stderr)."""
+    env = {**os.environ, "PYTERRIER_RISK_DATA": str(data_path())}
+    out = subprocess.run([sys.executable, *args], cwd=REPO, env=env, capture_output=True, text=True,
+                         timeout=300)
+    assert out.returncode == 0, out.stderr[-3000:]
+    return out.stdout
+
+
 def declared_entry_points() -> dict[str, list[EntryPoint]]:
     """The entry points ``pyproject.toml`` declares, by group (what an installed package would list)."""
     from importlib.metadata import EntryPoint

@@ -1,29 +1,14 @@
-"""The real-data examples run as documented and print the tables they promise.
+"""The learning examples (MQ2008, a CVaR objective) run as documented and print the tables they promise.
 
-Each runs as a subprocess, the way a user runs it. Numbers are checked against values published
-with the data (gdeval.pl's means in trec-web-2012-risk/README.md and trec7 reference_eval), not
-against our own output.
+Each runs as a subprocess, the way a user runs it (the TREC examples: tests/test_examples_trec.py).
 """
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
-
 import pytest
-from helpers import REPO, data_path
+from helpers import run_example
 
 pytestmark = pytest.mark.slow
-
-
-def run_example(*args: str) -> str:
-    env = {**os.environ, "PYTERRIER_RISK_DATA": str(data_path())}
-    out = subprocess.run(
-        [sys.executable, *args], cwd=REPO, env=env, capture_output=True, text=True, timeout=300
-    )
-    assert out.returncode == 0, out.stderr[-3000:]
-    return out.stdout
 
 
 def test_mq2008_learning_example_quick():

@@ -8,23 +8,10 @@ against our own output.
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
-
 import pytest
-from helpers import REPO, data_path
+from helpers import data_path, run_example
 
 pytestmark = pytest.mark.slow
-
-
-def run_example(*args: str) -> str:
-    env = {**os.environ, "PYTERRIER_RISK_DATA": str(data_path())}
-    out = subprocess.run(
-        [sys.executable, *args], cwd=REPO, env=env, capture_output=True, text=True, timeout=300
-    )
-    assert out.returncode == 0, out.stderr[-3000:]
-    return out.stdout
 
 
 def test_trec_web_2012_example():
